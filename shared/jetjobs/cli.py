@@ -1,0 +1,281 @@
+"""The `jetjobs` command line.
+
+Every command connects to `NATS_URL`, or starts (or joins) the embedded server when it is unset.
+Settings come from `JETJOBS_*` variables (see `jetjobs.settings`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+from nats.aio.client import Client as NATS
+
+from jetjobs import __version__
+from jetjobs.app import App
+from jetjobs.deadletter import DeadLetters
+from jetjobs.envelope import PRIORITIES
+from jetjobs.errors import ConfigError, JetJobsError
+from jetjobs.ledger import Ledger
+from jetjobs.log import configure_logging
+from jetjobs.publisher import Publisher
+from jetjobs.settings import Settings, load_settings
+from jetjobs.topology import Topology
+
+Command = Callable[[argparse.Namespace, Settings, NATS], Awaitable[int]]
+
+
+def _print(data: Any) -> None:
+    print(json.dumps(msgspec.to_builtins(data), indent=2, default=str))
+
+
+def load_app(spec: str) -> App:
+    """Import `module:attribute` and return the App it names.
+
+    Raises:
+        ConfigError: the module or attribute is missing, or is not an App.
+    """
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise ConfigError(f"worker APP must look like 'package.module:app', got {spec!r}")
+    if "" not in sys.path:
+        sys.path.insert(0, "")  # like `python -m`, find modules in the current directory
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"cannot import {module_name!r} ({exc})") from None
+    app = getattr(module, attr, None)
+    if not isinstance(app, App):
+        raise ConfigError(f"{spec} is not a jetjobs.App (found {type(app).__name__})")
+    return app
+
+
+async def cmd_worker(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    from jetjobs.worker import run_worker
+
+    app = load_app(args.app)
+    queues = [q for q in args.queues.split(",") if q]
+    await run_worker(app, nc, settings, queues=queues, concurrency=args.concurrency)
+    return 0
+
+
+async def cmd_enqueue(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    try:
+        payload = json.loads(args.payload)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"PAYLOAD is not valid JSON: {exc}") from None
+    if not isinstance(payload, dict):
+        raise ConfigError("PAYLOAD must be a JSON object, e.g. '{\"to\": \"a@example.com\"}'")
+    publisher = Publisher(nc, settings)
+    try:
+        result = await publisher.enqueue(
+            args.type, payload, queue=args.queue, priority=args.priority, key=args.key,
+            max_attempts=args.max_attempts, timeout=args.timeout,
+        )
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"invalid job: {exc}") from None
+    _print(result)
+    return 0
+
+
+async def cmd_status(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    topology = Topology(settings)
+    js = nc.jetstream()
+    await topology.ensure_base(js)
+    record, revision = await Ledger(await topology.status_kv(js)).get(args.id)
+    if record is None:
+        print(f"no status for job {args.id} (unknown id, or older than JETJOBS_STATUS_TTL)", file=sys.stderr)
+        return 1
+    _print({"revision": revision, **msgspec.structs.asdict(record)})
+    return 0
+
+
+async def _dead_letters(settings: Settings, nc: NATS) -> DeadLetters:
+    topology = Topology(settings)
+    js = nc.jetstream()
+    await topology.ensure_base(js)
+    return DeadLetters(js, topology, Ledger(await topology.status_kv(js)))
+
+
+async def cmd_dlq(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    dlq = await _dead_letters(settings, nc)
+    if args.dlq_command == "list":
+        rows = 0
+        async for seq, record in dlq.entries():
+            if args.type and record.type != args.type:
+                continue
+            print(f"{seq:>6}  {record.job_id}  {record.type or '-':<20} {record.reason:<9} "
+                  f"attempts={record.attempts}  {record.failed_at:%Y-%m-%d %H:%M:%S}  {record.error[:80]}")
+            rows += 1
+        print(f"{rows} dead letter(s)")
+        return 0
+    if args.dlq_command == "show":
+        found = await dlq.show(args.id)
+        if found is None:
+            print(f"no dead letter for job {args.id}", file=sys.stderr)
+            return 1
+        seq, record = found
+        data = msgspec.structs.asdict(record)
+        data["original"] = record.original.decode("utf-8", errors="replace")
+        _print({"seq": seq, **data})
+        return 0
+    if args.dlq_command == "requeue":
+        if args.all == bool(args.id):
+            raise ConfigError("dlq requeue takes either a job ID or --all")
+        targets = []
+        if args.all:
+            targets = [(s, r) async for s, r in dlq.entries() if not args.type or r.type == args.type]
+        else:
+            found = await dlq.show(args.id)
+            if found is None:
+                print(f"no dead letter for job {args.id}", file=sys.stderr)
+                return 1
+            targets = [found]
+        for seq, record in targets:
+            await dlq.requeue(seq, record)
+        print(f"requeued {len(targets)} job(s)")
+        return 0
+    count = await dlq.purge()
+    print(f"purged {count} dead letter(s)")
+    return 0
+
+
+async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    topology = Topology(settings)
+    js = nc.jetstream()
+    await topology.ensure_base(js)
+    report: dict[str, Any] = {"namespace": settings.namespace, "server": nc.connected_url.netloc
+                              if nc.connected_url else None, "streams": {}, "consumers": {}}
+    for name in (topology.jobs_stream, topology.dlq_stream):
+        info = await js.stream_info(name)
+        report["streams"][name] = {"messages": info.state.messages, "bytes": info.state.bytes,
+                                   "first_seq": info.state.first_seq, "last_seq": info.state.last_seq}
+    for consumer in await js.consumers_info(topology.jobs_stream):
+        report["consumers"][consumer.name] = {
+            "pending": consumer.num_pending, "ack_pending": consumer.num_ack_pending,
+            "redelivered": consumer.num_redelivered, "waiting": consumer.num_waiting,
+        }
+    if args.json:
+        _print(report)
+        return 0
+    print(f"namespace {report['namespace']} on {report['server']}")
+    for name, s in report["streams"].items():
+        print(f"  stream   {name:<28} messages={s['messages']:<8} bytes={s['bytes']}")
+    for name, c in report["consumers"].items():
+        print(f"  consumer {name:<28} pending={c['pending']:<7} ack_pending={c['ack_pending']:<6} "
+              f"redelivered={c['redelivered']:<6} waiting={c['waiting']}")
+    return 0
+
+
+async def cmd_example(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    from jetjobs.example import run_example
+
+    return await run_example(nc, settings, jobs=args.jobs, concurrency=args.concurrency)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and docs)."""
+    parser = argparse.ArgumentParser(
+        prog="jetjobs",
+        description="Durable jobs on NATS JetStream. Connects to NATS_URL, or runs an embedded "
+        "nats-server when NATS_URL is unset.",
+    )
+    parser.add_argument("--version", action="version", version=f"jetjobs {__version__}")
+    parser.add_argument("--log-format", choices=["auto", "json", "console"], default="auto")
+    parser.add_argument("--loglevel", default="INFO", help="DEBUG, INFO, WARNING, ERROR (default INFO)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("worker", help="start a worker process", description="Start a worker that "
+                       "runs the handlers of APP (like `celery -A proj worker` or `dramatiq module`).")
+    p.add_argument("app", metavar="MODULE:APP", help="the jetjobs.App to run, e.g. myproj.jobs:app")
+    p.add_argument("-Q", "--queues", default="default", help="comma-separated queues (default: default)")
+    p.add_argument("-c", "--concurrency", type=int, default=10, help="jobs run at once (default 10)")
+    p.set_defaults(func=cmd_worker)
+
+    p = sub.add_parser("enqueue", help="submit a job", description="Submit one job; prints its id "
+                       "and whether the stream saw it as a duplicate.")
+    p.add_argument("type", metavar="TYPE", help="job type, e.g. email.send")
+    p.add_argument("payload", metavar="JSON", nargs="?", default="{}", help="payload, a JSON object")
+    p.add_argument("-p", "--priority", choices=PRIORITIES, default="normal")
+    p.add_argument("-Q", "--queue", default="default")
+    p.add_argument("-k", "--key", help="idempotency key (Nats-Msg-Id); default the job id")
+    p.add_argument("--max-attempts", type=int, default=5)
+    p.add_argument("--timeout", type=float, default=300.0, help="seconds per attempt (default 300)")
+    p.set_defaults(func=cmd_enqueue)
+
+    p = sub.add_parser("status", help="show a job's status", description="Show a job's ledger entry.")
+    p.add_argument("id", metavar="ID")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser("dlq", help="list, inspect, requeue or purge dead letters")
+    dlq = p.add_subparsers(dest="dlq_command", required=True, metavar="ACTION")
+    q = dlq.add_parser("list", help="list dead letters")
+    q.add_argument("--type", help="only this job type")
+    q = dlq.add_parser("show", help="show one dead letter with its original message")
+    q.add_argument("id", metavar="ID")
+    q = dlq.add_parser("requeue", help="submit dead jobs again (attempts start over)")
+    q.add_argument("id", metavar="ID", nargs="?")
+    q.add_argument("--all", action="store_true", help="requeue every dead letter")
+    q.add_argument("--type", help="with --all: only this job type")
+    dlq.add_parser("purge", help="delete every dead letter")
+    p.set_defaults(func=cmd_dlq)
+
+    p = sub.add_parser("info", help="streams, consumers, pending and redelivered counts")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("example", help="run the example app: a worker and a batch of jobs")
+    p.add_argument("--jobs", type=int, default=1000)
+    p.add_argument("-c", "--concurrency", type=int, default=20)
+    p.set_defaults(func=cmd_example)
+
+    p = sub.add_parser("schemas", help="write or check the JSON Schemas of the wire messages")
+    p.add_argument("directory", type=Path, help="usually ./schemas")
+    p.add_argument("--check", action="store_true", help="exit 1 if the files are stale")
+    p.set_defaults(func=None)
+    return parser
+
+
+async def _run(args: argparse.Namespace, settings: Settings) -> int:
+    from jetjobs.connection import open_connection
+
+    func: Command = args.func
+    async with open_connection(settings.nats, name=f"jetjobs-{args.command}") as nc:
+        return await func(args, settings, nc)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `jetjobs` console script."""
+    args = build_parser().parse_args(argv)
+    configure_logging(json=None if args.log_format == "auto" else args.log_format == "json",
+                      level=args.loglevel)
+    try:
+        if args.command == "schemas":
+            from jetjobs.schema_export import check_schemas, write_schemas
+
+            if args.check:
+                stale = check_schemas(args.directory)
+                for name in stale:
+                    print(f"stale: {args.directory / name}", file=sys.stderr)
+                return 1 if stale else 0
+            write_schemas(args.directory)
+            return 0
+        return anyio.run(_run, args, load_settings())
+    except JetJobsError as exc:
+        print(f"jetjobs: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""The wire contract: the job envelope, the status record and the dead-letter record.
+
+Every message jetjobs writes is one of these msgspec Structs, JSON-encoded. `schemas/` holds the
+JSON Schemas generated from them (`jetjobs schemas --write schemas`). Evolution rule: new fields
+get defaults, unknown fields are ignored by decoders, a field never changes type.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from jetjobs.errors import InvalidJob
+
+Priority = Literal["high", "normal", "low"]
+PRIORITIES: tuple[Priority, ...] = ("high", "normal", "low")
+
+JobState = Literal["queued", "running", "succeeded", "failed", "dead", "cancelled"]
+TERMINAL_STATES: frozenset[str] = frozenset({"succeeded", "dead", "cancelled"})
+
+DeadReason = Literal["invalid", "exhausted", "rejected", "timeout"]
+
+# Job ids and queue names become subject tokens and KV keys, so they keep to a safe alphabet.
+JobId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,128}$", description="ULID/UUID-like id")]
+QueueName = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+JobType = Annotated[
+    str,
+    msgspec.Meta(
+        pattern=r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$",
+        max_length=128,
+        description="dotted job type, e.g. `email.send`",
+    ),
+]
+MaxAttempts = Annotated[int, msgspec.Meta(ge=1, le=1000)]
+TimeoutSeconds = Annotated[float, msgspec.Meta(gt=0, le=7 * 24 * 3600)]
+
+
+class Job(msgspec.Struct, kw_only=True, frozen=True):
+    """A unit of work, as published on `<namespace>.jobs.<queue>.<priority>.<type>`."""
+
+    id: JobId
+    type: JobType
+    payload: dict[str, Any] = {}
+    queue: QueueName = "default"
+    priority: Priority = "normal"
+    created_at: datetime
+    run_at: datetime | None = None
+    key: Annotated[str, msgspec.Meta(min_length=1, max_length=256)] | None = None
+    max_attempts: MaxAttempts = 5
+    timeout: TimeoutSeconds | None = 300.0
+    replay_of: JobId | None = None
+
+    @property
+    def msg_id(self) -> str:
+        """The `Nats-Msg-Id` used for deduplication: the idempotency key, else the job id."""
+        return self.key or self.id
+
+
+class StatusRecord(msgspec.Struct, kw_only=True, frozen=True):
+    """A job's entry in the status ledger (KV key = job id)."""
+
+    id: JobId
+    type: str
+    state: JobState
+    attempt: int = 0
+    worker: str | None = None
+    updated_at: datetime
+    result: Any = None
+    error: str | None = None
+    dead_reason: DeadReason | None = None
+
+
+class DeadLetter(msgspec.Struct, kw_only=True, frozen=True):
+    """A job that will not run again, with why, and the original message to requeue it."""
+
+    job_id: str
+    type: str | None
+    queue: str | None
+    reason: DeadReason
+    error: str
+    attempts: int
+    worker: str
+    failed_at: datetime
+    enqueued_at: datetime | None
+    original_subject: str
+    original_headers: dict[str, str] = {}
+    original: bytes = b""
+    stream_seq: int = 0
+
+
+JOB_ENCODER = msgspec.json.Encoder()
+JOB_DECODER = msgspec.json.Decoder(Job)
+STATUS_DECODER = msgspec.json.Decoder(StatusRecord)
+DEAD_LETTER_DECODER = msgspec.json.Decoder(DeadLetter)
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+def new_job_id() -> str:
+    """A UUIDv7 (RFC 9562) as 32 hex digits: unique and sortable by creation time."""
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms & ((1 << 48) - 1)) << 80 | 0x7 << 76 | (rand >> 68 & 0xFFF) << 64
+    value |= 0b10 << 62 | (rand & ((1 << 62) - 1))
+    return uuid.UUID(int=value).hex
+
+
+def decode_job(data: bytes) -> Job:
+    """Decode and validate a job envelope.
+
+    Raises:
+        InvalidJob: with a readable reason, for any malformed input (bad UTF-8, truncated or
+            deeply nested JSON, wrong types, missing fields, out-of-range numbers).
+    """
+    try:
+        return JOB_DECODER.decode(data)
+    except msgspec.ValidationError as exc:
+        raise InvalidJob(f"job envelope does not match the schema: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise InvalidJob(f"job is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidJob("job JSON is nested too deeply") from None

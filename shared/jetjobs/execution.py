@@ -1,0 +1,257 @@
+"""One delivery, from admission to ack, nak or term: the per-job path of the worker.
+
+Order of writes, chosen so that a crash at any point loses nothing and completes nothing twice:
+1. admit: decode the envelope, find the handler, convert the payload; any failure → DLQ `invalid`;
+2. read the ledger: terminal → settle without running; too many deliveries → DLQ `exhausted`;
+3. CAS `running` (attempt n): from here a newer attempt fences this one out;
+4. run the handler under the job's timeout;
+5. CAS the outcome against the `running` revision; only if that wins: ack / nak(delay) / DLQ+term.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import nullcontext
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import msgspec
+import structlog
+from nats.aio.msg import Msg
+
+from jetjobs.app import App, Handler, JobContext
+from jetjobs.deadletter import DeadLetters
+from jetjobs.envelope import TERMINAL_STATES, DeadLetter, Job, StatusRecord, decode_job, utcnow
+from jetjobs.errors import InvalidJob
+from jetjobs.lease import LeaseKeeper
+from jetjobs.ledger import Ledger, transition
+from jetjobs.outcome import Dead, JobTimeout, Outcome, RetryLater, Succeeded, classify, describe
+from jetjobs.publisher import Publisher
+from jetjobs.settings import Settings
+
+log = structlog.get_logger("jetjobs.worker")
+
+_CLAIM_TRIES = 5
+
+
+class Executor:
+    """Runs deliveries for one worker. Stateless per job; shared by all of the worker's tasks."""
+
+    def __init__(
+        self,
+        *,
+        app: App,
+        settings: Settings,
+        ledger: Ledger,
+        dead_letters: DeadLetters,
+        publisher: Publisher,
+        lease: LeaseKeeper,
+        worker_id: str,
+        concurrency: int,
+    ) -> None:
+        self.app = app
+        self.settings = settings
+        self.ledger = ledger
+        self.dead_letters = dead_letters
+        self.publisher = publisher
+        self.lease = lease
+        self.worker_id = worker_id
+        self.threads = anyio.CapacityLimiter(concurrency)
+        self.counts: dict[str, int] = {}
+        self.listeners: list[Callable[[str, str], None]] = []
+
+    def _count(self, outcome: str, job_id: str) -> None:
+        """Tally an ending (succeeded, retried, dead, invalid, skipped, ...) and tell listeners."""
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        for listener in self.listeners:
+            listener(outcome, job_id)
+
+    def admit(self, msg: Msg) -> tuple[Job, Handler, Any]:
+        """Decode and validate a delivery.
+
+        Raises:
+            InvalidJob: why this message can never run.
+        """
+        if len(msg.data) > self.settings.max_job_bytes:
+            raise InvalidJob(f"job is {len(msg.data)} bytes; the limit is {self.settings.max_job_bytes}")
+        job = decode_job(msg.data)
+        handler = self.app.handlers.get(job.type)
+        if handler is None:
+            raise InvalidJob(f"unknown job type {job.type!r}; this worker handles {sorted(self.app.handlers)}")
+        try:
+            payload = msgspec.convert(job.payload, handler.payload_type)
+        except msgspec.ValidationError as exc:
+            raise InvalidJob(f"payload of {job.type} does not match its schema: {exc}") from None
+        return job, handler, payload
+
+    async def process(self, msg: Msg) -> None:
+        """Run one delivery to its end. Never raises, except cancellation (shutdown)."""
+        attempt = msg.metadata.num_delivered
+        try:
+            job, handler, payload = self.admit(msg)
+        except InvalidJob as exc:
+            await self._dead_letter(msg, None, attempt, "invalid", str(exc))
+            await self._finish(msg, "term")
+            self._count("invalid", f"invalid-{msg.metadata.sequence.stream}")
+            log.warning("job.invalid", stream_seq=msg.metadata.sequence.stream, error=str(exc))
+            return
+        with structlog.contextvars.bound_contextvars(job_id=job.id, type=job.type, attempt=attempt):
+            await self._process_valid(msg, job, handler, payload, attempt)
+
+    async def _process_valid(self, msg: Msg, job: Job, handler: Handler, payload: Any, attempt: int) -> None:
+        running = await self._claim(msg, job, attempt)
+        if running is None:
+            return
+        started = time.monotonic()
+        try:
+            result, error = await self._run(handler, job, payload, attempt, msg), None
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await self.ledger.write(transition(job, "queued", attempt=attempt, worker=None), running)
+                await self._finish(msg, "nak")
+                log.info("job.interrupted", reason="worker shutting down; redelivered now")
+            raise
+        except Exception as exc:
+            result, error = None, exc
+        outcome = classify(error, result, attempt=attempt, max_attempts=job.max_attempts, settings=self.settings)
+        await self._settle(msg, job, attempt, running, outcome)
+        log.info(
+            "job.finished",
+            outcome=type(outcome).__name__.lower(),
+            duration_ms=round((time.monotonic() - started) * 1000, 2),
+            queue=job.queue,
+            priority=job.priority,
+            error=None if isinstance(outcome, Succeeded) else outcome.error,
+        )
+
+    async def _claim(self, msg: Msg, job: Job, attempt: int) -> int | None:
+        """Record `running` for this attempt; None when the job must not run (already settled)."""
+        for _ in range(_CLAIM_TRIES):
+            record, revision = await self.ledger.get(job.id)
+            if record is not None and record.state in TERMINAL_STATES:
+                await self._settle_terminal(msg, job, record, attempt)
+                return None
+            if record is not None and record.state == "running" and record.attempt > attempt:
+                # A newer delivery of this job holds it; this one is stale (a paused worker woke up).
+                self.lease.release(msg)
+                self._count("stale", job.id)
+                log.warning("job.stale_delivery", holder=record.worker, holder_attempt=record.attempt)
+                return None
+            if attempt > job.max_attempts:
+                error = f"delivered {attempt} times without finishing (max_attempts={job.max_attempts})"
+                if record is not None and record.error:
+                    error += f"; last error: {record.error}"
+                await self._die(msg, job, attempt, revision, Dead("exhausted", error))
+                return None
+            claimed = await self.ledger.write(
+                transition(job, "running", attempt=attempt, worker=self.worker_id), revision
+            )
+            if claimed is not None:
+                return claimed
+            # The entry changed between read and write (the publisher's `queued` record landing,
+            # or another delivery): read again and decide again.
+        self.lease.release(msg)
+        self._count("raced", job.id)
+        log.warning("job.claim_failed", reason="the ledger entry kept changing; left for redelivery")
+        return None
+
+    async def _run(self, handler: Handler, job: Job, payload: Any, attempt: int, msg: Msg) -> Any:
+        ctx = JobContext(
+            job=job, attempt=attempt, worker_id=self.worker_id, publisher=self.publisher,
+            headers=dict(msg.headers or {}),
+        )
+        scope = anyio.move_on_after(job.timeout) if job.timeout else nullcontext()
+        with scope:
+            if handler.is_async:
+                return await handler.fn(ctx, payload)
+            return await anyio.to_thread.run_sync(
+                handler.fn, ctx, payload, abandon_on_cancel=True, limiter=self.threads
+            )
+        # Only reached when the timeout cancelled the handler.
+        raise JobTimeout(f"handler ran longer than the job's timeout of {job.timeout}s")
+
+    def _result(self, value: Any) -> Any:
+        try:
+            builtins = msgspec.to_builtins(value)
+            size = len(msgspec.json.encode(builtins))
+        except (TypeError, msgspec.EncodeError) as exc:
+            return {"unserializable": describe(exc)}
+        if size > self.settings.max_result_bytes:
+            return {"truncated": True, "bytes": size}
+        return builtins
+
+    async def _settle(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Outcome) -> None:
+        match outcome:
+            case Succeeded(result):
+                record = transition(job, "succeeded", attempt=attempt, worker=self.worker_id,
+                                    result=self._result(result))
+                if await self.ledger.write(record, revision) is None:
+                    return await self._fenced(msg, job)
+                await self._finish(msg, "ack")
+                self._count("succeeded", job.id)
+            case RetryLater(delay, error):
+                record = transition(job, "failed", attempt=attempt, worker=self.worker_id, error=error)
+                if await self.ledger.write(record, revision) is None:
+                    return await self._fenced(msg, job)
+                await self._finish(msg, "nak", delay)
+                self._count("retried", job.id)
+            case Dead():
+                await self._die(msg, job, attempt, revision, outcome)
+        return None
+
+    async def _die(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Dead) -> None:
+        record = transition(job, "dead", attempt=attempt, worker=self.worker_id, error=outcome.error,
+                            dead_reason=outcome.reason)
+        if await self.ledger.write(record, revision) is None:
+            return await self._fenced(msg, job)
+        await self._dead_letter(msg, job, attempt, outcome.reason, outcome.error)
+        await self._finish(msg, "term")
+        self._count("dead", job.id)
+        return None
+
+    async def _settle_terminal(self, msg: Msg, job: Job, record: StatusRecord, attempt: int) -> None:
+        """A delivery of a job that already ended: finish it without running the handler."""
+        if record.state == "dead" and await self.dead_letters.show(job.id) is None:
+            # The previous attempt recorded `dead` but crashed before writing the dead letter.
+            await self._dead_letter(msg, job, record.attempt, record.dead_reason or "exhausted",
+                                    record.error or "")
+        await self._finish(msg, "ack" if record.state == "succeeded" else "term")
+        self._count("skipped", job.id)
+        log.info("job.already_finished", state=record.state, delivery=attempt)
+
+    async def _fenced(self, msg: Msg, job: Job) -> None:
+        self.lease.release(msg)
+        self._count("fenced", job.id)
+        log.warning("job.fenced", reason="a newer attempt owns this job; result not recorded")
+
+    async def _dead_letter(self, msg: Msg, job: Job | None, attempt: int, reason: Any, error: str) -> None:
+        seq = msg.metadata.sequence.stream
+        await self.dead_letters.put(DeadLetter(
+            job_id=job.id if job else f"invalid-{seq}",
+            type=job.type if job else None,
+            queue=job.queue if job else None,
+            reason=reason,
+            error=error,
+            attempts=attempt,
+            worker=self.worker_id,
+            failed_at=utcnow(),
+            enqueued_at=job.created_at if job else msg.metadata.timestamp,
+            original_subject=msg.subject,
+            original_headers=dict(msg.headers or {}),
+            original=msg.data,
+            stream_seq=seq,
+        ))
+
+    async def _finish(self, msg: Msg, action: str, delay: float | None = None) -> None:
+        """Ack, nak or term; a failure (lost connection) leaves the lease to expire, which is safe."""
+        self.lease.release(msg)
+        try:
+            if action == "ack":
+                await msg.ack()
+            elif action == "nak":
+                await msg.nak(delay=delay)
+            else:
+                await msg.term()
+        except Exception as exc:
+            log.warning("job.settle_failed", action=action, error=describe(exc))

@@ -1,0 +1,127 @@
+"""Submitting jobs: encode, size-check, publish with `Nats-Msg-Id`, record `queued`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import msgspec
+from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext
+
+from jetjobs.envelope import JOB_DECODER, JOB_ENCODER, Job, Priority, new_job_id, utcnow
+from jetjobs.errors import JobTooLarge
+from jetjobs.ledger import Ledger
+from jetjobs.settings import Settings
+from jetjobs.topology import Topology
+
+
+class Enqueued(msgspec.Struct, frozen=True):
+    """The answer to a submission: the job id, and whether the stream already had it."""
+
+    id: str
+    duplicate: bool
+    seq: int
+
+
+class Publisher:
+    """Publishes jobs into a namespace's JOBS stream. Share one per process."""
+
+    def __init__(self, nc: NATS, settings: Settings, *, topology: Topology | None = None) -> None:
+        self.nc = nc
+        self.js: JetStreamContext = nc.jetstream()
+        self.settings = settings
+        self.topology = topology or Topology(settings)
+        self._ledger: Ledger | None = None
+
+    async def _ready(self, queue: str) -> Ledger:
+        await self.topology.ensure_queue(self.js, queue)
+        if self._ledger is None:
+            self._ledger = Ledger(await self.topology.status_kv(self.js))
+        return self._ledger
+
+    def build(
+        self,
+        job_type: str,
+        payload: Mapping[str, Any] | msgspec.Struct | None = None,
+        *,
+        queue: str = "default",
+        priority: Priority = "normal",
+        key: str | None = None,
+        max_attempts: int = 5,
+        timeout: float | None = 300.0,
+        run_at: datetime | None = None,
+        job_id: str | None = None,
+        replay_of: str | None = None,
+    ) -> Job:
+        """Make a validated Job (the same checks a worker applies when decoding one)."""
+        body = msgspec.to_builtins(payload) if payload is not None else {}
+        raw = {
+            "id": job_id or new_job_id(),
+            "type": job_type,
+            "payload": body,
+            "queue": queue,
+            "priority": priority,
+            "created_at": utcnow(),
+            "run_at": run_at,
+            "key": key,
+            "max_attempts": max_attempts,
+            "timeout": timeout,
+            "replay_of": replay_of,
+        }
+        # Round-trip through JSON so that the client sees the worker's validation errors now.
+        return JOB_DECODER.decode(JOB_ENCODER.encode(raw))
+
+    async def enqueue(
+        self,
+        job_type: str,
+        payload: Mapping[str, Any] | msgspec.Struct | None = None,
+        *,
+        queue: str = "default",
+        priority: Priority = "normal",
+        key: str | None = None,
+        max_attempts: int = 5,
+        timeout: float | None = 300.0,
+        headers: Mapping[str, str] | None = None,
+    ) -> Enqueued:
+        """Submit a job and return its id, and whether the stream saw it as a duplicate.
+
+        `key` is the idempotency key (the `Nats-Msg-Id`; default the job id): a second submit
+        with the same key inside the stream's duplicate window is reported `duplicate=True` with
+        the first job's id and is not run again.
+
+        Raises:
+            JobTooLarge: the encoded job exceeds `max_job_bytes`.
+            msgspec.ValidationError: an argument breaks the envelope schema.
+        """
+        job = self.build(
+            job_type, payload, queue=queue, priority=priority, key=key,
+            max_attempts=max_attempts, timeout=timeout,
+        )
+        return await self.publish(job, headers=headers)
+
+    async def publish(self, job: Job, *, headers: Mapping[str, str] | None = None) -> Enqueued:
+        """Publish a prepared Job (see `build`)."""
+        ledger = await self._ready(job.queue)
+        data = JOB_ENCODER.encode(job)
+        if len(data) > self.settings.max_job_bytes:
+            raise JobTooLarge(
+                f"job {job.id} ({job.type}) is {len(data)} bytes; the limit is "
+                f"{self.settings.max_job_bytes} (JETJOBS_MAX_JOB_BYTES). Store large inputs elsewhere "
+                "and pass a reference."
+            )
+        all_headers = dict(headers or {})
+        all_headers["Nats-Msg-Id"] = job.msg_id
+        ack = await self.js.publish(
+            self.topology.job_subject(job.queue, job.priority, job.type),
+            data,
+            headers=all_headers,
+            stream=self.topology.jobs_stream,
+        )
+        if ack.duplicate:
+            original = await self.js.get_msg(self.topology.jobs_stream, seq=ack.seq)
+            first_id = JOB_DECODER.decode(original.data).id if original.data else job.id
+            return Enqueued(first_id, True, ack.seq)
+        await ledger.record_queued(job)
+        return Enqueued(job.id, False, ack.seq)

@@ -1,0 +1,78 @@
+"""JSON Schemas of the wire messages, generated from the Structs, with example messages.
+
+`jetjobs schemas schemas/` writes them; a test fails when the committed files are stale.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from jetjobs.envelope import DeadLetter, Job, StatusRecord
+
+_WHEN = datetime(2026, 11, 30, 8, 0, 0, tzinfo=UTC)
+
+EXAMPLE_JOB = Job(
+    id="0193a5b2c4d87e1f9a3b5c7d9e1f2a3b",
+    type="email.send",
+    payload={"to": ["ada@example.com"], "subject": "Welcome", "text": "Hello Ada"},
+    queue="default",
+    priority="high",
+    created_at=_WHEN,
+    key="welcome-email:ada@example.com",
+    max_attempts=5,
+    timeout=60.0,
+)
+
+EXAMPLES: dict[str, Any] = {
+    "job.json": EXAMPLE_JOB,
+    "status.json": StatusRecord(
+        id=EXAMPLE_JOB.id, type="email.send", state="succeeded", attempt=1,
+        worker="host-4242-a1b2", updated_at=_WHEN, result={"message_id": "<0193a5b2@jetjobs>"},
+    ),
+    "dead_letter.json": DeadLetter(
+        job_id=EXAMPLE_JOB.id, type="email.send", queue="default", reason="exhausted",
+        error="SMTPServerDisconnected: Connection unexpectedly closed", attempts=5,
+        worker="host-4242-a1b2", failed_at=_WHEN, enqueued_at=_WHEN,
+        original_subject="jetjobs.jobs.default.high.email.send",
+        original_headers={"Nats-Msg-Id": "welcome-email:ada@example.com"},
+        original=msgspec.json.encode(EXAMPLE_JOB), stream_seq=1,
+    ),
+}
+
+SCHEMAS: dict[str, Any] = {"job.schema.json": Job, "status.schema.json": StatusRecord,
+                           "dead_letter.schema.json": DeadLetter}
+
+
+def render() -> dict[str, str]:
+    """Every file of `schemas/`: relative path → content."""
+    files: dict[str, str] = {}
+    for name, struct in SCHEMAS.items():
+        schema = msgspec.json.schema(struct)
+        schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        files[name] = json.dumps(schema, indent=2, sort_keys=True) + "\n"
+    for name, example in EXAMPLES.items():
+        files[f"examples/{name}"] = json.dumps(msgspec.to_builtins(example), indent=2) + "\n"
+    return files
+
+
+def write_schemas(directory: Path) -> None:
+    """Write every schema and example under `directory`."""
+    for name, content in render().items():
+        path = directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+
+
+def check_schemas(directory: Path) -> list[str]:
+    """The names of files under `directory` that are missing or differ from the Structs."""
+    stale = []
+    for name, content in render().items():
+        path = directory / name
+        if not path.exists() or path.read_text(encoding="utf-8") != content:
+            stale.append(name)
+    return stale

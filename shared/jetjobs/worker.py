@@ -1,0 +1,208 @@
+"""The worker: fetch deliveries from the queue consumers, run them with bounded concurrency.
+
+```
+ fetcher(queue, high)  ─┐
+ fetcher(queue, normal)─┼─▶ PriorityBuffer ──dispatcher──▶ job tasks (≤ concurrency) ──▶ Executor
+ fetcher(queue, low)   ─┘         ▲ leases of everything buffered or running extended by LeaseKeeper
+```
+
+Shutdown (SIGTERM/SIGINT, or `stop()`): fetchers stop; buffered deliveries are NAKed at once;
+running jobs get `grace_period` seconds to finish; the rest are cancelled and NAKed, so another
+worker gets them immediately instead of after `ack_wait`.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+from collections.abc import Sequence
+
+import anyio
+import nats.errors
+import structlog
+from anyio.abc import TaskStatus
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+
+from jetjobs.app import App
+from jetjobs.deadletter import DeadLetters
+from jetjobs.envelope import PRIORITIES, Priority
+from jetjobs.errors import ConfigError
+from jetjobs.execution import Executor
+from jetjobs.lease import LeaseKeeper
+from jetjobs.ledger import Ledger
+from jetjobs.outcome import describe
+from jetjobs.priority import PriorityBuffer
+from jetjobs.publisher import Publisher
+from jetjobs.settings import Settings
+from jetjobs.topology import Topology
+
+log = structlog.get_logger("jetjobs.worker")
+
+
+def new_worker_id() -> str:
+    """A readable unique worker id: host, pid and a random suffix."""
+    return f"{socket.gethostname()}-{os.getpid()}-{os.urandom(2).hex()}"
+
+
+class Worker:
+    """Runs an App's handlers for the jobs of some queues."""
+
+    def __init__(
+        self,
+        app: App,
+        nc: NATS,
+        settings: Settings,
+        *,
+        queues: Sequence[str] = ("default",),
+        concurrency: int = 10,
+        worker_id: str | None = None,
+    ) -> None:
+        if concurrency < 1:
+            raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
+        if not app.handlers:
+            raise ConfigError(f"app {app.name!r} has no job handlers registered")
+        self.app = app
+        self.nc = nc
+        self.js: JetStreamContext = nc.jetstream()
+        self.settings = settings
+        self.queues = list(queues)
+        self.concurrency = concurrency
+        self.id = worker_id or new_worker_id()
+        self.topology = Topology(settings)
+        self.publisher = Publisher(nc, settings, topology=self.topology)
+        self.lease = LeaseKeeper(settings.ack_wait)
+        weights: dict[Priority, int] = {
+            "high": settings.weight_high, "normal": settings.weight_normal, "low": settings.weight_low,
+        }
+        self.buffer: PriorityBuffer[Msg] = PriorityBuffer(weights, capacity=concurrency)
+        self._slots = anyio.Semaphore(concurrency)
+        self._running = 0
+        self._idle = anyio.Event()
+        self._stop = anyio.Event()
+        self.executor: Executor | None = None
+
+    @property
+    def in_flight(self) -> int:
+        """Jobs running now."""
+        return self._running
+
+    def stop(self) -> None:
+        """Begin a graceful shutdown (safe to call more than once)."""
+        self._stop.set()
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Provision, then run until `stop()`; signals `task_status.started()` once fetching."""
+        for queue in self.queues:
+            await self.topology.ensure_queue(self.js, queue)
+        ledger = Ledger(await self.topology.status_kv(self.js))
+        self.executor = Executor(
+            app=self.app, settings=self.settings, ledger=ledger,
+            dead_letters=DeadLetters(self.js, self.topology, ledger), publisher=self.publisher,
+            lease=self.lease, worker_id=self.id, concurrency=self.concurrency,
+        )
+        subscriptions = [
+            (priority, await self.js.pull_subscribe_bind(
+                durable=self.topology.consumer_name(queue, priority), stream=self.topology.jobs_stream,
+            ))
+            for queue in self.queues
+            for priority in PRIORITIES
+        ]
+        log.info("worker.started", worker=self.id, queues=self.queues, concurrency=self.concurrency,
+                 handlers=sorted(self.app.handlers))
+        async with anyio.create_task_group() as keeper:
+            keeper.start_soon(self.lease.run)
+            async with anyio.create_task_group() as jobs:
+                async with anyio.create_task_group() as intake:
+                    for priority, sub in subscriptions:
+                        intake.start_soon(self._fetch, priority, sub)
+                    intake.start_soon(self._dispatch, jobs)
+                    task_status.started()
+                    await self._stop.wait()
+                    intake.cancel_scope.cancel()
+                await self._release_unstarted(subscriptions)
+                with anyio.move_on_after(self.settings.grace_period):
+                    while self._running:
+                        await self._idle.wait()
+                jobs.cancel_scope.cancel()
+            keeper.cancel_scope.cancel()
+        for _, sub in subscriptions:
+            await sub.unsubscribe()
+        log.info("worker.stopped", worker=self.id, counts=self.executor.counts)
+
+    async def _fetch(self, priority: Priority, sub: JetStreamContext.PullSubscription) -> None:
+        while True:
+            room = await self.buffer.wait_room(priority)
+            try:
+                msgs = await sub.fetch(room, timeout=self.settings.fetch_timeout)
+            except nats.errors.TimeoutError:
+                continue
+            except Exception as exc:  # disconnected: nats-py reconnects; try again shortly
+                log.warning("worker.fetch_failed", priority=priority, error=describe(exc))
+                await anyio.sleep(0.5)
+                continue
+            for msg in msgs:
+                self.lease.hold(msg)
+                self.buffer.put(priority, msg)
+
+    async def _dispatch(self, jobs: anyio.abc.TaskGroup) -> None:
+        while True:
+            await self._slots.acquire()
+            _, msg = await self.buffer.get()
+            self._running += 1
+            self._idle = anyio.Event()
+            jobs.start_soon(self._run_one, msg)
+
+    async def _run_one(self, msg: Msg) -> None:
+        assert self.executor is not None
+        try:
+            await self.executor.process(msg)
+        except Exception as exc:
+            # Ledger or stream I/O failed (connection lost): the lease expires, the job comes back.
+            self.lease.release(msg)
+            log.error("job.process_failed", error=describe(exc))
+        finally:
+            self._running -= 1
+            self._slots.release()
+            if self._running == 0:
+                self._idle.set()
+
+    async def _release_unstarted(self, subscriptions: list[tuple[Priority, JetStreamContext.PullSubscription]]) -> None:
+        """NAK what was fetched but not started, so other workers get it now."""
+        pending = self.buffer.drain()
+        for _, sub in subscriptions:
+            # A fetch cancelled mid-flight may have left deliveries in the subscription's queue.
+            queue = sub._sub._pending_queue  # noqa: SLF001 - nats-py offers no public drain
+            while not queue.empty():
+                msg = queue.get_nowait()
+                if msg.reply and msg.reply.startswith("$JS.ACK."):
+                    pending.append(msg)
+        for msg in pending:
+            self.lease.release(msg)
+            try:
+                await msg.nak()
+            except Exception as exc:
+                log.warning("worker.nak_failed", error=describe(exc))
+        if pending:
+            log.info("worker.released", count=len(pending))
+
+
+async def run_worker(
+    app: App, nc: NATS, settings: Settings, *, queues: Sequence[str], concurrency: int
+) -> None:
+    """Run a worker until SIGTERM or SIGINT, then shut it down gracefully."""
+    worker = Worker(app, nc, settings, queues=queues, concurrency=concurrency)
+    async with anyio.create_task_group() as tg:
+
+        async def on_signal() -> None:
+            with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                async for signum in signals:
+                    log.info("worker.signal", signal=signal.Signals(signum).name)
+                    worker.stop()
+                    return
+
+        tg.start_soon(on_signal)
+        await worker.run()
+        tg.cancel_scope.cancel()
