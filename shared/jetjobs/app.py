@@ -71,8 +71,13 @@ class JobContext:
         does not submit the follow-up twice.
         """
         return await self.publisher.enqueue(
-            job_type, payload, queue=queue, priority=priority, key=key,
-            max_attempts=max_attempts, timeout=timeout,
+            job_type,
+            payload,
+            queue=queue,
+            priority=priority,
+            key=key,
+            max_attempts=max_attempts,
+            timeout=timeout,
         )
 
 

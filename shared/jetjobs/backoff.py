@@ -20,6 +20,6 @@ def backoff_delay(
     (a fraction) so that jobs failing together do not retry together.
     """
     exponent = min(max(attempt - 1, 0), 62)
-    raw = min(cap, base * (2**exponent))
+    raw = min(cap, base * float(2**exponent))
     spread = raw * jitter * (2 * rand() - 1)
     return max(0.0, min(cap, raw + spread))

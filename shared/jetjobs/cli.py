@@ -20,14 +20,18 @@ from nats.aio.client import Client as NATS
 
 from jetjobs import __version__
 from jetjobs.app import App
+from jetjobs.connection import open_connection
 from jetjobs.deadletter import DeadLetters
 from jetjobs.envelope import PRIORITIES
 from jetjobs.errors import ConfigError, JetJobsError
+from jetjobs.example import run_example
 from jetjobs.ledger import Ledger
 from jetjobs.log import configure_logging
 from jetjobs.publisher import Publisher
+from jetjobs.schema_export import check_schemas, write_schemas
 from jetjobs.settings import Settings, load_settings
 from jetjobs.topology import Topology
+from jetjobs.worker import run_worker
 
 Command = Callable[[argparse.Namespace, Settings, NATS], Awaitable[int]]
 
@@ -58,8 +62,6 @@ def load_app(spec: str) -> App:
 
 
 async def cmd_worker(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
-    from jetjobs.worker import run_worker
-
     app = load_app(args.app)
     queues = [q for q in args.queues.split(",") if q]
     await run_worker(app, nc, settings, queues=queues, concurrency=args.concurrency)
@@ -72,12 +74,17 @@ async def cmd_enqueue(args: argparse.Namespace, settings: Settings, nc: NATS) ->
     except json.JSONDecodeError as exc:
         raise ConfigError(f"PAYLOAD is not valid JSON: {exc}") from None
     if not isinstance(payload, dict):
-        raise ConfigError("PAYLOAD must be a JSON object, e.g. '{\"to\": \"a@example.com\"}'")
+        raise ConfigError('PAYLOAD must be a JSON object, e.g. \'{"to": "a@example.com"}\'')
     publisher = Publisher(nc, settings)
     try:
         result = await publisher.enqueue(
-            args.type, payload, queue=args.queue, priority=args.priority, key=args.key,
-            max_attempts=args.max_attempts, timeout=args.timeout,
+            args.type,
+            payload,
+            queue=args.queue,
+            priority=args.priority,
+            key=args.key,
+            max_attempts=args.max_attempts,
+            timeout=args.timeout,
         )
     except msgspec.ValidationError as exc:
         raise ConfigError(f"invalid job: {exc}") from None
@@ -111,8 +118,10 @@ async def cmd_dlq(args: argparse.Namespace, settings: Settings, nc: NATS) -> int
         async for seq, record in dlq.entries():
             if args.type and record.type != args.type:
                 continue
-            print(f"{seq:>6}  {record.job_id}  {record.type or '-':<20} {record.reason:<9} "
-                  f"attempts={record.attempts}  {record.failed_at:%Y-%m-%d %H:%M:%S}  {record.error[:80]}")
+            print(
+                f"{seq:>6}  {record.job_id}  {record.type or '-':<20} {record.reason:<9} "
+                f"attempts={record.attempts}  {record.failed_at:%Y-%m-%d %H:%M:%S}  {record.error[:80]}"
+            )
             rows += 1
         print(f"{rows} dead letter(s)")
         return 0
@@ -151,16 +160,26 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
     topology = Topology(settings)
     js = nc.jetstream()
     await topology.ensure_base(js)
-    report: dict[str, Any] = {"namespace": settings.namespace, "server": nc.connected_url.netloc
-                              if nc.connected_url else None, "streams": {}, "consumers": {}}
+    report: dict[str, Any] = {
+        "namespace": settings.namespace,
+        "server": nc.connected_url.netloc if nc.connected_url else None,
+        "streams": {},
+        "consumers": {},
+    }
     for name in (topology.jobs_stream, topology.dlq_stream):
         info = await js.stream_info(name)
-        report["streams"][name] = {"messages": info.state.messages, "bytes": info.state.bytes,
-                                   "first_seq": info.state.first_seq, "last_seq": info.state.last_seq}
+        report["streams"][name] = {
+            "messages": info.state.messages,
+            "bytes": info.state.bytes,
+            "first_seq": info.state.first_seq,
+            "last_seq": info.state.last_seq,
+        }
     for consumer in await js.consumers_info(topology.jobs_stream):
         report["consumers"][consumer.name] = {
-            "pending": consumer.num_pending, "ack_pending": consumer.num_ack_pending,
-            "redelivered": consumer.num_redelivered, "waiting": consumer.num_waiting,
+            "pending": consumer.num_pending,
+            "ack_pending": consumer.num_ack_pending,
+            "redelivered": consumer.num_redelivered,
+            "waiting": consumer.num_waiting,
         }
     if args.json:
         _print(report)
@@ -169,14 +188,14 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
     for name, s in report["streams"].items():
         print(f"  stream   {name:<28} messages={s['messages']:<8} bytes={s['bytes']}")
     for name, c in report["consumers"].items():
-        print(f"  consumer {name:<28} pending={c['pending']:<7} ack_pending={c['ack_pending']:<6} "
-              f"redelivered={c['redelivered']:<6} waiting={c['waiting']}")
+        print(
+            f"  consumer {name:<28} pending={c['pending']:<7} ack_pending={c['ack_pending']:<6} "
+            f"redelivered={c['redelivered']:<6} waiting={c['waiting']}"
+        )
     return 0
 
 
 async def cmd_example(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
-    from jetjobs.example import run_example
-
     return await run_example(nc, settings, jobs=args.jobs, concurrency=args.concurrency)
 
 
@@ -192,15 +211,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--loglevel", default="INFO", help="DEBUG, INFO, WARNING, ERROR (default INFO)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("worker", help="start a worker process", description="Start a worker that "
-                       "runs the handlers of APP (like `celery -A proj worker` or `dramatiq module`).")
+    p = sub.add_parser(
+        "worker",
+        help="start a worker process",
+        description="Start a worker that "
+        "runs the handlers of APP (like `celery -A proj worker` or `dramatiq module`).",
+    )
     p.add_argument("app", metavar="MODULE:APP", help="the jetjobs.App to run, e.g. myproj.jobs:app")
     p.add_argument("-Q", "--queues", default="default", help="comma-separated queues (default: default)")
     p.add_argument("-c", "--concurrency", type=int, default=10, help="jobs run at once (default 10)")
     p.set_defaults(func=cmd_worker)
 
-    p = sub.add_parser("enqueue", help="submit a job", description="Submit one job; prints its id "
-                       "and whether the stream saw it as a duplicate.")
+    p = sub.add_parser(
+        "enqueue",
+        help="submit a job",
+        description="Submit one job; prints its id and whether the stream saw it as a duplicate.",
+    )
     p.add_argument("type", metavar="TYPE", help="job type, e.g. email.send")
     p.add_argument("payload", metavar="JSON", nargs="?", default="{}", help="payload, a JSON object")
     p.add_argument("-p", "--priority", choices=PRIORITIES, default="normal")
@@ -244,8 +270,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 async def _run(args: argparse.Namespace, settings: Settings) -> int:
-    from jetjobs.connection import open_connection
-
     func: Command = args.func
     async with open_connection(settings.nats, name=f"jetjobs-{args.command}") as nc:
         return await func(args, settings, nc)
@@ -254,12 +278,11 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `jetjobs` console script."""
     args = build_parser().parse_args(argv)
-    configure_logging(json=None if args.log_format == "auto" else args.log_format == "json",
-                      level=args.loglevel)
+    configure_logging(
+        json=None if args.log_format == "auto" else args.log_format == "json", level=args.loglevel
+    )
     try:
         if args.command == "schemas":
-            from jetjobs.schema_export import check_schemas, write_schemas
-
             if args.check:
                 stale = check_schemas(args.directory)
                 for name in stale:
@@ -273,8 +296,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-
-
 
 
 if __name__ == "__main__":

@@ -41,18 +41,17 @@ def _tls_context(settings: NatsSettings) -> ssl.SSLContext | None:
     return context
 
 
-async def connect(url: str, settings: NatsSettings, *, name: str = "jetjobs") -> NATS:
-    """Open a NATS connection with the auth and TLS options from settings.
+def connection_options(settings: NatsSettings) -> dict[str, object]:
+    """nats-py `connect()` options for the auth and TLS settings.
 
     Raises:
-        ConfigError: the server cannot be reached or refuses the credentials.
+        ConfigError: a credentials or TLS file is missing or unreadable.
     """
-    if settings.creds and not Path(settings.creds).is_file():
+    if settings.creds and not os.path.isfile(settings.creds):
         raise ConfigError(f"NATS_CREDS={settings.creds}: file not found")
     options: dict[str, object] = {
-        "servers": url.split(","),
-        "name": name,
         "connect_timeout": settings.connect_timeout,
+        "allow_reconnect": True,
         "max_reconnect_attempts": -1,
         "reconnect_time_wait": 0.5,
     }
@@ -66,8 +65,18 @@ async def connect(url: str, settings: NatsSettings, *, name: str = "jetjobs") ->
     tls = _tls_context(settings)
     if tls:
         options["tls"] = tls
+    return options
+
+
+async def connect(url: str, settings: NatsSettings, *, name: str = "jetjobs") -> NATS:
+    """Open a NATS connection with the auth and TLS options from settings.
+
+    Raises:
+        ConfigError: the server cannot be reached or refuses the credentials.
+    """
+    options = connection_options(settings)
     try:
-        return await nats.connect(**options, allow_reconnect=True)  # type: ignore[arg-type]
+        return await nats.connect(url.split(","), name=name, **options)
     except Exception as exc:
         raise ConfigError(f"NATS_URL={url}: cannot connect ({type(exc).__name__}: {exc})") from None
 

@@ -37,10 +37,13 @@ class DeadLetters:
         seq = 0
         while True:
             try:
-                msg = await self.js.get_msg(stream, seq=seq + 1, next=True, subject=f"{self.topology.ns}.dlq.>")
+                msg = await self.js.get_msg(
+                    stream, seq=seq + 1, next=True, subject=f"{self.topology.ns}.dlq.>"
+                )
             except nats.js.errors.NotFoundError:
                 return
-            assert msg.seq is not None and msg.data is not None
+            assert msg.seq is not None
+            assert msg.data is not None
             seq = msg.seq
             yield seq, DEAD_LETTER_DECODER.decode(msg.data)
 
@@ -50,7 +53,8 @@ class DeadLetters:
             msg = await self.js.get_last_msg(self.topology.dlq_stream, self.topology.dlq_subject(job_id))
         except nats.js.errors.NotFoundError:
             return None
-        assert msg.seq is not None and msg.data is not None
+        assert msg.seq is not None
+        assert msg.data is not None
         return msg.seq, DEAD_LETTER_DECODER.decode(msg.data)
 
     async def requeue(self, seq: int, record: DeadLetter) -> None:
@@ -63,9 +67,7 @@ class DeadLetters:
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             job = None
         if job is not None:
-            await self.ledger.put(
-                StatusRecord(id=job.id, type=job.type, state="queued", updated_at=utcnow())
-            )
+            await self.ledger.put(StatusRecord(id=job.id, type=job.type, state="queued", updated_at=utcnow()))
         headers = {k: v for k, v in record.original_headers.items() if not k.startswith("Nats-")}
         headers["Nats-Msg-Id"] = f"requeue:{record.job_id}:{seq}"
         await self.js.publish(record.original_subject, record.original, headers=headers)

@@ -82,7 +82,14 @@ class EmbeddedServer:
         """
         self.store_dir.mkdir(parents=True, exist_ok=True)
         args = [
-            find_nats_server(), "-js", "-sd", str(self.store_dir), "-a", self.host, "-p", str(self.port),
+            find_nats_server(),
+            "-js",
+            "-sd",
+            str(self.store_dir),
+            "-a",
+            self.host,
+            "-p",
+            str(self.port),
             *self.extra_args,
         ]
         self._process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -99,7 +106,8 @@ class EmbeddedServer:
         return self.url
 
     def _read_log(self, ready: threading.Event, port: list[int]) -> None:
-        assert self._process is not None and self._process.stderr is not None
+        assert self._process is not None
+        assert self._process.stderr is not None
         for line in self._process.stderr:
             if len(self._log) < 200:
                 self._log.append(line)

@@ -103,10 +103,14 @@ async def run_example(nc: NATS, settings: Settings, *, jobs: int, concurrency: i
     print(f"  submitted              {len(submitted) + 1} ({duplicates} reported duplicate, not run)")
     print(f"  succeeded              {outcomes.count('succeeded')}")
     print(f"  retried then succeeded {len(retried & expected)}")
-    print(f"  dead-lettered          {outcomes.count('dead')} "
-          f"(see: JETJOBS_NAMESPACE={settings.namespace} jetjobs dlq list)")
-    print(f"  elapsed                {elapsed:.2f} s ({len(submitted) / elapsed:.0f} jobs/s, "
-          f"submit and run in one process)")
+    print(
+        f"  dead-lettered          {outcomes.count('dead')} "
+        f"(see: JETJOBS_NAMESPACE={settings.namespace} jetjobs dlq list)"
+    )
+    print(
+        f"  elapsed                {elapsed:.2f} s ({len(submitted) / elapsed:.0f} jobs/s, "
+        f"submit and run in one process)"
+    )
     ok = outcomes.count("succeeded") + outcomes.count("dead") == len(expected)
     print("  result                 " + ("OK: every job settled exactly once" if ok else "MISMATCH"))
     return 0 if ok else 1

@@ -11,8 +11,8 @@ Order of writes, chosen so that a crash at any point loses nothing and completes
 from __future__ import annotations
 
 import time
-from contextlib import nullcontext
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import anyio
@@ -78,7 +78,9 @@ class Executor:
         job = decode_job(msg.data)
         handler = self.app.handlers.get(job.type)
         if handler is None:
-            raise InvalidJob(f"unknown job type {job.type!r}; this worker handles {sorted(self.app.handlers)}")
+            raise InvalidJob(
+                f"unknown job type {job.type!r}; this worker handles {sorted(self.app.handlers)}"
+            )
         try:
             payload = msgspec.convert(job.payload, handler.payload_type)
         except msgspec.ValidationError as exc:
@@ -114,7 +116,9 @@ class Executor:
             raise
         except Exception as exc:
             result, error = None, exc
-        outcome = classify(error, result, attempt=attempt, max_attempts=job.max_attempts, settings=self.settings)
+        outcome = classify(
+            error, result, attempt=attempt, max_attempts=job.max_attempts, settings=self.settings
+        )
         await self._settle(msg, job, attempt, running, outcome)
         log.info(
             "job.finished",
@@ -158,7 +162,10 @@ class Executor:
 
     async def _run(self, handler: Handler, job: Job, payload: Any, attempt: int, msg: Msg) -> Any:
         ctx = JobContext(
-            job=job, attempt=attempt, worker_id=self.worker_id, publisher=self.publisher,
+            job=job,
+            attempt=attempt,
+            worker_id=self.worker_id,
+            publisher=self.publisher,
             headers=dict(msg.headers or {}),
         )
         scope = anyio.move_on_after(job.timeout) if job.timeout else nullcontext()
@@ -184,8 +191,9 @@ class Executor:
     async def _settle(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Outcome) -> None:
         match outcome:
             case Succeeded(result):
-                record = transition(job, "succeeded", attempt=attempt, worker=self.worker_id,
-                                    result=self._result(result))
+                record = transition(
+                    job, "succeeded", attempt=attempt, worker=self.worker_id, result=self._result(result)
+                )
                 if await self.ledger.write(record, revision) is None:
                     return await self._fenced(msg, job)
                 await self._finish(msg, "ack")
@@ -201,8 +209,14 @@ class Executor:
         return None
 
     async def _die(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Dead) -> None:
-        record = transition(job, "dead", attempt=attempt, worker=self.worker_id, error=outcome.error,
-                            dead_reason=outcome.reason)
+        record = transition(
+            job,
+            "dead",
+            attempt=attempt,
+            worker=self.worker_id,
+            error=outcome.error,
+            dead_reason=outcome.reason,
+        )
         if await self.ledger.write(record, revision) is None:
             return await self._fenced(msg, job)
         await self._dead_letter(msg, job, attempt, outcome.reason, outcome.error)
@@ -214,8 +228,9 @@ class Executor:
         """A delivery of a job that already ended: finish it without running the handler."""
         if record.state == "dead" and await self.dead_letters.show(job.id) is None:
             # The previous attempt recorded `dead` but crashed before writing the dead letter.
-            await self._dead_letter(msg, job, record.attempt, record.dead_reason or "exhausted",
-                                    record.error or "")
+            await self._dead_letter(
+                msg, job, record.attempt, record.dead_reason or "exhausted", record.error or ""
+            )
         await self._finish(msg, "ack" if record.state == "succeeded" else "term")
         self._count("skipped", job.id)
         log.info("job.already_finished", state=record.state, delivery=attempt)
@@ -227,21 +242,23 @@ class Executor:
 
     async def _dead_letter(self, msg: Msg, job: Job | None, attempt: int, reason: Any, error: str) -> None:
         seq = msg.metadata.sequence.stream
-        await self.dead_letters.put(DeadLetter(
-            job_id=job.id if job else f"invalid-{seq}",
-            type=job.type if job else None,
-            queue=job.queue if job else None,
-            reason=reason,
-            error=error,
-            attempts=attempt,
-            worker=self.worker_id,
-            failed_at=utcnow(),
-            enqueued_at=job.created_at if job else msg.metadata.timestamp,
-            original_subject=msg.subject,
-            original_headers=dict(msg.headers or {}),
-            original=msg.data,
-            stream_seq=seq,
-        ))
+        await self.dead_letters.put(
+            DeadLetter(
+                job_id=job.id if job else f"invalid-{seq}",
+                type=job.type if job else None,
+                queue=job.queue if job else None,
+                reason=reason,
+                error=error,
+                attempts=attempt,
+                worker=self.worker_id,
+                failed_at=utcnow(),
+                enqueued_at=job.created_at if job else msg.metadata.timestamp,
+                original_subject=msg.subject,
+                original_headers=dict(msg.headers or {}),
+                original=msg.data,
+                stream_seq=seq,
+            )
+        )
 
     async def _finish(self, msg: Msg, action: str, delay: float | None = None) -> None:
         """Ack, nak or term; a failure (lost connection) leaves the lease to expire, which is safe."""

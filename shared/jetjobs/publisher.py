@@ -96,8 +96,13 @@ class Publisher:
             msgspec.ValidationError: an argument breaks the envelope schema.
         """
         job = self.build(
-            job_type, payload, queue=queue, priority=priority, key=key,
-            max_attempts=max_attempts, timeout=timeout,
+            job_type,
+            payload,
+            queue=queue,
+            priority=priority,
+            key=key,
+            max_attempts=max_attempts,
+            timeout=timeout,
         )
         return await self.publish(job, headers=headers)
 

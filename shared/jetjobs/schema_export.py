@@ -31,21 +31,36 @@ EXAMPLE_JOB = Job(
 EXAMPLES: dict[str, Any] = {
     "job.json": EXAMPLE_JOB,
     "status.json": StatusRecord(
-        id=EXAMPLE_JOB.id, type="email.send", state="succeeded", attempt=1,
-        worker="host-4242-a1b2", updated_at=_WHEN, result={"message_id": "<0193a5b2@jetjobs>"},
+        id=EXAMPLE_JOB.id,
+        type="email.send",
+        state="succeeded",
+        attempt=1,
+        worker="host-4242-a1b2",
+        updated_at=_WHEN,
+        result={"message_id": "<0193a5b2@jetjobs>"},
     ),
     "dead_letter.json": DeadLetter(
-        job_id=EXAMPLE_JOB.id, type="email.send", queue="default", reason="exhausted",
-        error="SMTPServerDisconnected: Connection unexpectedly closed", attempts=5,
-        worker="host-4242-a1b2", failed_at=_WHEN, enqueued_at=_WHEN,
+        job_id=EXAMPLE_JOB.id,
+        type="email.send",
+        queue="default",
+        reason="exhausted",
+        error="SMTPServerDisconnected: Connection unexpectedly closed",
+        attempts=5,
+        worker="host-4242-a1b2",
+        failed_at=_WHEN,
+        enqueued_at=_WHEN,
         original_subject="jetjobs.jobs.default.high.email.send",
         original_headers={"Nats-Msg-Id": "welcome-email:ada@example.com"},
-        original=msgspec.json.encode(EXAMPLE_JOB), stream_seq=1,
+        original=msgspec.json.encode(EXAMPLE_JOB),
+        stream_seq=1,
     ),
 }
 
-SCHEMAS: dict[str, Any] = {"job.schema.json": Job, "status.schema.json": StatusRecord,
-                           "dead_letter.schema.json": DeadLetter}
+SCHEMAS: dict[str, Any] = {
+    "job.schema.json": Job,
+    "status.schema.json": StatusRecord,
+    "dead_letter.schema.json": DeadLetter,
+}
 
 
 def render() -> dict[str, str]:

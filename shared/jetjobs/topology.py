@@ -184,7 +184,8 @@ async def ensure_stream(js: JetStreamContext, config: api.StreamConfig) -> api.S
     diffs = _differences(config, info.config, _STREAM_FIELDS)
     if diffs:
         raise TopologyConflict(
-            f"stream {config.name} exists with a different configuration: " + "; ".join(diffs)
+            f"stream {config.name} exists with a different configuration: "
+            + "; ".join(diffs)
             + ". Use another JETJOBS_NAMESPACE, or change the stream (nats stream edit) to match."
         )
     return info

@@ -75,7 +75,9 @@ class Worker:
         self.publisher = Publisher(nc, settings, topology=self.topology)
         self.lease = LeaseKeeper(settings.ack_wait)
         weights: dict[Priority, int] = {
-            "high": settings.weight_high, "normal": settings.weight_normal, "low": settings.weight_low,
+            "high": settings.weight_high,
+            "normal": settings.weight_normal,
+            "low": settings.weight_low,
         }
         self.buffer: PriorityBuffer[Msg] = PriorityBuffer(weights, capacity=concurrency)
         self._slots = anyio.Semaphore(concurrency)
@@ -99,19 +101,33 @@ class Worker:
             await self.topology.ensure_queue(self.js, queue)
         ledger = Ledger(await self.topology.status_kv(self.js))
         self.executor = Executor(
-            app=self.app, settings=self.settings, ledger=ledger,
-            dead_letters=DeadLetters(self.js, self.topology, ledger), publisher=self.publisher,
-            lease=self.lease, worker_id=self.id, concurrency=self.concurrency,
+            app=self.app,
+            settings=self.settings,
+            ledger=ledger,
+            dead_letters=DeadLetters(self.js, self.topology, ledger),
+            publisher=self.publisher,
+            lease=self.lease,
+            worker_id=self.id,
+            concurrency=self.concurrency,
         )
         subscriptions = [
-            (priority, await self.js.pull_subscribe_bind(
-                durable=self.topology.consumer_name(queue, priority), stream=self.topology.jobs_stream,
-            ))
+            (
+                priority,
+                await self.js.pull_subscribe_bind(
+                    durable=self.topology.consumer_name(queue, priority),
+                    stream=self.topology.jobs_stream,
+                ),
+            )
             for queue in self.queues
             for priority in PRIORITIES
         ]
-        log.info("worker.started", worker=self.id, queues=self.queues, concurrency=self.concurrency,
-                 handlers=sorted(self.app.handlers))
+        log.info(
+            "worker.started",
+            worker=self.id,
+            queues=self.queues,
+            concurrency=self.concurrency,
+            handlers=sorted(self.app.handlers),
+        )
         async with anyio.create_task_group() as keeper:
             keeper.start_soon(self.lease.run)
             async with anyio.create_task_group() as jobs:
@@ -169,12 +185,14 @@ class Worker:
             if self._running == 0:
                 self._idle.set()
 
-    async def _release_unstarted(self, subscriptions: list[tuple[Priority, JetStreamContext.PullSubscription]]) -> None:
+    async def _release_unstarted(
+        self, subscriptions: list[tuple[Priority, JetStreamContext.PullSubscription]]
+    ) -> None:
         """NAK what was fetched but not started, so other workers get it now."""
         pending = self.buffer.drain()
         for _, sub in subscriptions:
             # A fetch cancelled mid-flight may have left deliveries in the subscription's queue.
-            queue = sub._sub._pending_queue  # noqa: SLF001 - nats-py offers no public drain
+            queue = sub._sub._pending_queue
             while not queue.empty():
                 msg = queue.get_nowait()
                 if msg.reply and msg.reply.startswith("$JS.ACK."):
