@@ -67,6 +67,7 @@ class EmbeddedServer:
         self.startup_timeout = startup_timeout
         self.url = ""
         self._process: subprocess.Popen[bytes] | None = None
+        self._reader: threading.Thread | None = None
         self._log: list[bytes] = []
 
     @property
@@ -95,8 +96,8 @@ class EmbeddedServer:
         self._process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         ready = threading.Event()
         port: list[int] = []
-        thread = threading.Thread(target=self._read_log, args=(ready, port), daemon=True)
-        thread.start()
+        self._reader = threading.Thread(target=self._read_log, args=(ready, port), daemon=True)
+        self._reader.start()
         if not ready.wait(self.startup_timeout) or not port:
             self.kill()
             tail = b"".join(self._log[-20:]).decode(errors="replace")
@@ -121,14 +122,14 @@ class EmbeddedServer:
     def stop(self, timeout: float = 10.0) -> None:
         """Stop gracefully (SIGTERM), escalating to SIGKILL after `timeout` seconds."""
         process = self._process
-        if process is None or process.poll() is not None:
-            return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self._close_log()
 
     def kill(self) -> None:
         """SIGKILL the server (no flush, no goodbye), as a crash would."""
@@ -136,6 +137,15 @@ class EmbeddedServer:
         if process is not None and process.poll() is None:
             process.kill()
             process.wait()
+        self._close_log()
+
+    def _close_log(self) -> None:
+        # The reader sees EOF once the process is gone; then the pipe can be closed.
+        if self._reader is not None:
+            self._reader.join(timeout=5)
+            self._reader = None
+        if self._process is not None and self._process.stderr is not None:
+            self._process.stderr.close()
 
     def __enter__(self) -> EmbeddedServer:
         self.start()

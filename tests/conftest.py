@@ -1,0 +1,63 @@
+"""Fixtures shared by every test: a real nats-server per session, a fresh namespace per test."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from nats.aio.client import Client as NATS
+
+from jetjobs import EmbeddedServer, NatsSettings, Settings
+from jetjobs.connection import connect
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    """All async tests run on asyncio (nats-py is asyncio-only)."""
+    return "asyncio"
+
+
+@pytest.fixture(scope="session")
+def nats_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
+    """A real `nats-server -js` on a random loopback port, its store in a temp dir."""
+    server = EmbeddedServer(tmp_path_factory.mktemp("nats"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def namespace() -> str:
+    """A namespace no other test uses, so streams and buckets never collide."""
+    return "t" + uuid.uuid4().hex[:12]
+
+
+@pytest.fixture
+def settings(nats_server: EmbeddedServer, namespace: str) -> Settings:
+    """Settings for the session server: memory storage, short leases, fast backoff."""
+    return Settings(
+        namespace=namespace,
+        nats=NatsSettings(url=nats_server.url),
+        storage="memory",
+        ack_wait=2.0,
+        backoff_base=0.05,
+        backoff_max=0.2,
+        grace_period=5.0,
+        fetch_timeout=1.0,
+    )
+
+
+@pytest.fixture
+async def nc(settings: Settings) -> AsyncIterator[NATS]:
+    """A connection to the session server."""
+    conn = await connect(settings.nats.url or "", settings.nats, name="jetjobs-test")
+    yield conn
+    await conn.close()
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    """The repository root (for subprocess workers that import test apps)."""
+    return Path(__file__).resolve().parent.parent

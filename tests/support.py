@@ -1,0 +1,61 @@
+"""Test helpers: run a worker inside the test, and wait for job outcomes as events (no sleeps)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable, Sequence
+
+import anyio
+from nats.aio.client import Client as NATS
+
+from jetjobs import App, Settings, Worker
+
+
+class Outcomes:
+    """Every outcome the worker reported, by job id, with a way to wait for one."""
+
+    def __init__(self) -> None:
+        self.by_job: dict[str, list[str]] = defaultdict(list)
+        self._changed = anyio.Event()
+
+    def __call__(self, outcome: str, job_id: str) -> None:
+        self.by_job[job_id].append(outcome)
+        self._changed.set()
+
+    def count(self, outcome: str) -> int:
+        """How many times `outcome` was reported, over all jobs."""
+        return sum(outcomes.count(outcome) for outcomes in self.by_job.values())
+
+    async def wait(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+        """Wait until `predicate()` holds; re-checked after every reported outcome."""
+        with anyio.fail_after(timeout):
+            while not predicate():
+                self._changed = event = anyio.Event()
+                await event.wait()
+
+    async def wait_for(self, job_id: str, outcome: str, timeout: float = 30.0) -> None:
+        """Wait until `job_id` reported `outcome`."""
+        await self.wait(lambda: outcome in self.by_job.get(job_id, ()), timeout)
+
+
+@contextlib.asynccontextmanager
+async def running_worker(
+    app: App,
+    nc: NATS,
+    settings: Settings,
+    *,
+    queues: Sequence[str] = ("default",),
+    concurrency: int = 10,
+) -> AsyncIterator[tuple[Worker, Outcomes]]:
+    """A worker running in this event loop; stopped gracefully when the block ends."""
+    worker = Worker(app, nc, settings, queues=queues, concurrency=concurrency)
+    outcomes = Outcomes()
+    async with anyio.create_task_group() as tg:
+        await tg.start(worker.run)
+        assert worker.executor is not None
+        worker.executor.listeners.append(outcomes)
+        try:
+            yield worker, outcomes
+        finally:
+            worker.stop()
