@@ -29,6 +29,7 @@ from jetjobs.errors import (
 )
 from jetjobs.publisher import Enqueued, Publisher
 from jetjobs.settings import NatsSettings, Settings, load_settings
+from jetjobs.version import VERSION
 from jetjobs.worker import Worker, run_worker
 
 __all__ = [
@@ -57,4 +58,4 @@ __all__ = [
     "run_worker",
 ]
 
-__version__ = "0.1.0"
+__version__ = VERSION

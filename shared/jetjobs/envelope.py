@@ -93,10 +93,57 @@ class DeadLetter(msgspec.Struct, kw_only=True, frozen=True):
     stream_seq: int = 0
 
 
+class InFlight(msgspec.Struct, kw_only=True, frozen=True):
+    """A delivery a worker holds: what the supervisor NAKs when the worker dies."""
+
+    reply: str
+    attempt: int
+    job_id: str | None = None
+
+
+class WorkerBeat(msgspec.Struct, kw_only=True, frozen=True):
+    """A worker's heartbeat, the value of `workers.<id>` in the `<ns>_workers` bucket."""
+
+    id: str
+    host: str
+    pid: int
+    queues: list[str]
+    concurrency: int
+    version: str
+    started_at: datetime
+    beat_at: datetime
+    in_flight: list[InFlight] = []
+
+
+class WorkerDied(msgspec.Struct, kw_only=True, frozen=True):
+    """Published on `<ns>.events.worker.died` when a worker's heartbeat expires."""
+
+    worker: str
+    host: str
+    pid: int
+    last_beat_at: datetime
+    detected_at: datetime
+    recovered: int
+    job_ids: list[str] = []
+    supervisor: str
+
+
+class JobEvent(msgspec.Struct, kw_only=True, frozen=True):
+    """Published on `<ns>.events.job.<outcome>` (core NATS) when a job settles for good."""
+
+    job_id: str
+    type: str
+    outcome: Literal["succeeded", "dead"]
+    attempt: int
+    worker: str
+    at: datetime
+
+
 JOB_ENCODER = msgspec.json.Encoder()
 JOB_DECODER = msgspec.json.Decoder(Job)
 STATUS_DECODER = msgspec.json.Decoder(StatusRecord)
 DEAD_LETTER_DECODER = msgspec.json.Decoder(DeadLetter)
+WORKER_BEAT_DECODER = msgspec.json.Decoder(WorkerBeat)
 
 
 def utcnow() -> datetime:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import msgspec
@@ -22,7 +22,15 @@ from nats.aio.msg import Msg
 
 from jetjobs.app import App, Handler, JobContext
 from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import TERMINAL_STATES, DeadLetter, Job, StatusRecord, decode_job, utcnow
+from jetjobs.envelope import (
+    TERMINAL_STATES,
+    DeadLetter,
+    Job,
+    JobEvent,
+    StatusRecord,
+    decode_job,
+    utcnow,
+)
 from jetjobs.errors import InvalidJob
 from jetjobs.lease import LeaseKeeper
 from jetjobs.ledger import Ledger, transition
@@ -33,6 +41,7 @@ from jetjobs.settings import Settings
 log = structlog.get_logger("jetjobs.worker")
 
 _CLAIM_TRIES = 5
+_EVENT_ENCODER = msgspec.json.Encoder()
 
 
 class Executor:
@@ -57,6 +66,7 @@ class Executor:
         self.publisher = publisher
         self.lease = lease
         self.worker_id = worker_id
+        self.events_prefix = publisher.topology.events_subject("job.")
         self.threads = anyio.CapacityLimiter(concurrency)
         self.counts: dict[str, int] = {}
         self.listeners: list[Callable[[str, str], None]] = []
@@ -98,6 +108,7 @@ class Executor:
             self._count("invalid", f"invalid-{msg.metadata.sequence.stream}")
             log.warning("job.invalid", stream_seq=msg.metadata.sequence.stream, error=str(exc))
             return
+        self.lease.label(msg, job.id)
         with structlog.contextvars.bound_contextvars(job_id=job.id, type=job.type, attempt=attempt):
             await self._process_valid(msg, job, handler, payload, attempt)
 
@@ -197,6 +208,7 @@ class Executor:
                 if await self.ledger.write(record, revision) is None:
                     return await self._fenced(msg, job)
                 await self._finish(msg, "ack")
+                await self._announce(job, "succeeded", attempt)
                 self._count("succeeded", job.id)
             case RetryLater(delay, error):
                 record = transition(job, "failed", attempt=attempt, worker=self.worker_id, error=error)
@@ -221,6 +233,7 @@ class Executor:
             return await self._fenced(msg, job)
         await self._dead_letter(msg, job, attempt, outcome.reason, outcome.error)
         await self._finish(msg, "term")
+        await self._announce(job, "dead", attempt)
         self._count("dead", job.id)
         return None
 
@@ -234,6 +247,16 @@ class Executor:
         await self._finish(msg, "ack" if record.state == "succeeded" else "term")
         self._count("skipped", job.id)
         log.info("job.already_finished", state=record.state, delivery=attempt)
+
+    async def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
+        """Tell listeners on `<ns>.events.job.<outcome>` (fire and forget: never blocks the job)."""
+        event = JobEvent(
+            job_id=job.id, type=job.type, outcome=outcome, attempt=attempt, worker=self.worker_id, at=utcnow()
+        )
+        try:
+            await self.publisher.nc.publish(self.events_prefix + outcome, _EVENT_ENCODER.encode(event))
+        except Exception as exc:
+            log.warning("job.announce_failed", error=describe(exc))
 
     async def _fenced(self, msg: Msg, job: Job) -> None:
         self.lease.release(msg)

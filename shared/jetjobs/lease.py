@@ -11,6 +11,8 @@ import anyio
 import structlog
 from nats.aio.msg import Msg
 
+from jetjobs.envelope import InFlight
+
 log = structlog.get_logger("jetjobs.lease")
 
 
@@ -20,6 +22,7 @@ class LeaseKeeper:
     def __init__(self, ack_wait: float) -> None:
         self.interval = ack_wait / 3
         self._held: dict[str, Msg] = {}
+        self._job_ids: dict[str, str] = {}
         self.extensions = 0
 
     def __len__(self) -> int:
@@ -30,10 +33,23 @@ class LeaseKeeper:
         assert msg.reply
         self._held[msg.reply] = msg
 
+    def label(self, msg: Msg, job_id: str) -> None:
+        """Name the job a held delivery carries (once decoded), for the heartbeat."""
+        if msg.reply in self._held:
+            self._job_ids[msg.reply] = job_id
+
     def release(self, msg: Msg) -> None:
         """Stop extending (the delivery was acked, nak'ed or termed)."""
         if msg.reply:
             self._held.pop(msg.reply, None)
+            self._job_ids.pop(msg.reply, None)
+
+    def in_flight(self) -> list[InFlight]:
+        """What this worker holds, as reported in its heartbeat."""
+        return [
+            InFlight(reply=reply, attempt=msg.metadata.num_delivered, job_id=self._job_ids.get(reply))
+            for reply, msg in self._held.items()
+        ]
 
     def held(self) -> list[Msg]:
         """The deliveries held now."""

@@ -59,10 +59,16 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=
     weight_high: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 8
     weight_normal: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 4
     weight_low: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 1
+    # Liveness: a worker writes its heartbeat every interval; the key expires after ttl (whole
+    # seconds, the server's TTL granularity) and the supervisor recovers the worker's jobs.
+    heartbeat_interval: Seconds = 1.0
+    heartbeat_ttl: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 3
 
     def __post_init__(self) -> None:
         if self.backoff_max < self.backoff_base:
             raise ValueError("backoff_max must be >= backoff_base")
+        if self.heartbeat_ttl < 2 * self.heartbeat_interval:
+            raise ValueError("heartbeat_ttl must be at least twice heartbeat_interval")
 
 
 _NATS_ENV = {
@@ -85,6 +91,8 @@ _NOT_SETTINGS = {"JETJOBS_CONFIG"}
 def _env_name(path: str) -> str:
     """Map a msgspec error path like `$.nats.url` to the variable a user sets."""
     parts = path.removeprefix("$.").split(".")
+    if parts == ["nats"]:  # only the TOML file can put an unknown key into the nats table
+        return "[nats] in JETJOBS_CONFIG"
     if parts[0] == "nats" and len(parts) > 1:
         for env, field in _NATS_ENV.items():
             if field == parts[1]:
@@ -108,7 +116,10 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
             raise ConfigError(f"JETJOBS_CONFIG={config_path}: cannot read the file ({exc})") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"JETJOBS_CONFIG={config_path}: not valid TOML ({exc})") from None
-    nats: dict[str, Any] = dict(raw.pop("nats", {}) or {})
+    nats_table = raw.pop("nats", None) or {}
+    if not isinstance(nats_table, dict):
+        raise ConfigError(f"JETJOBS_CONFIG={config_path}: `nats` must be a [nats] table, not {nats_table!r}")
+    nats: dict[str, Any] = dict(nats_table)
     known = {field.upper() for field in Settings.__struct_fields__ if field != "nats"}
     for name, value in env.items():
         if name in _NATS_ENV and value != "":

@@ -8,6 +8,8 @@ All names derive from `Settings.namespace`, so two namespaces never share anythi
 | dead letters      | `<NS>_DLQ`                             | `<ns>.dlq.<job id>`                        |
 | consumers         | `<ns>_<queue>_<priority>` on JOBS      | filter `<ns>.jobs.<queue>.<priority>.>`    |
 | status ledger     | KV bucket `<ns>_status`                | key = job id                               |
+| heartbeats        | KV bucket `<ns>_workers`               | keys `workers.<id>`, `leader` (per-key TTL)|
+| events            | core NATS (not stored)                 | `<ns>.events.<event>`                      |
 
 Provisioning is idempotent: an object that exists with our configuration is reused; one that
 exists with a different configuration raises TopologyConflict naming every difference.
@@ -39,6 +41,7 @@ class Topology:
         self.jobs_stream = f"{ns.upper()}_JOBS"
         self.dlq_stream = f"{ns.upper()}_DLQ"
         self.status_bucket = f"{ns}_status"
+        self.workers_bucket = f"{ns}_workers"
         self._ensured_queues: set[str] = set()
         self._base_ready = False
 
@@ -57,6 +60,10 @@ class Topology:
     def dlq_subject(self, job_id: str) -> str:
         """The subject of a job's dead-letter record."""
         return f"{self.ns}.dlq.{job_id}"
+
+    def events_subject(self, event: str) -> str:
+        """The subject of a platform event, e.g. `worker.died`."""
+        return f"{self.ns}.events.{event}"
 
     def _storage(self) -> api.StorageType:
         return api.StorageType.FILE if self.settings.storage == "file" else api.StorageType.MEMORY
@@ -136,6 +143,19 @@ class Topology:
             storage=self._storage(),
             replicas=s.replicas,
             max_value_size=s.max_result_bytes + 4096,
+            direct=True,
+        )
+        return await ensure_kv(js, config)
+
+    async def workers_kv(self, js: JetStreamContext) -> KeyValue:
+        """The heartbeat bucket: per-key TTL, and delete markers so that expiry is an event."""
+        config = api.KeyValueConfig(
+            bucket=self.workers_bucket,
+            description="jetjobs worker heartbeats and supervisor leadership",
+            history=1,
+            storage=self._storage(),
+            replicas=self.settings.replicas,
+            limit_marker_ttl=60.0,
             direct=True,
         )
         return await ensure_kv(js, config)

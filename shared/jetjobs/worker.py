@@ -31,12 +31,14 @@ from jetjobs.deadletter import DeadLetters
 from jetjobs.envelope import PRIORITIES, Priority
 from jetjobs.errors import ConfigError
 from jetjobs.execution import Executor
+from jetjobs.heartbeat import Heartbeat
 from jetjobs.lease import LeaseKeeper
 from jetjobs.ledger import Ledger
 from jetjobs.outcome import describe
 from jetjobs.priority import PriorityBuffer
 from jetjobs.publisher import Publisher
 from jetjobs.settings import Settings
+from jetjobs.supervisor import Supervisor
 from jetjobs.topology import Topology
 
 log = structlog.get_logger("jetjobs.worker")
@@ -59,6 +61,7 @@ class Worker:
         queues: Sequence[str] = ("default",),
         concurrency: int = 10,
         worker_id: str | None = None,
+        supervise: bool = True,
     ) -> None:
         if concurrency < 1:
             raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
@@ -85,6 +88,8 @@ class Worker:
         self._idle = anyio.Event()
         self._stop = anyio.Event()
         self.executor: Executor | None = None
+        self.heartbeat: Heartbeat | None = None
+        self.supervisor = Supervisor(nc, settings, supervisor_id=self.id) if supervise else None
 
     @property
     def in_flight(self) -> int:
@@ -128,8 +133,22 @@ class Worker:
             concurrency=self.concurrency,
             handlers=sorted(self.app.handlers),
         )
+        self.heartbeat = Heartbeat(
+            self.js,
+            self.topology.workers_bucket,
+            worker_id=self.id,
+            queues=self.queues,
+            concurrency=self.concurrency,
+            interval=self.settings.heartbeat_interval,
+            ttl=self.settings.heartbeat_ttl,
+            in_flight=self.lease.in_flight,
+        )
+        await self.topology.workers_kv(self.js)
         async with anyio.create_task_group() as keeper:
             keeper.start_soon(self.lease.run)
+            keeper.start_soon(self.heartbeat.run)
+            if self.supervisor is not None:
+                await keeper.start(self.supervisor.run)
             async with anyio.create_task_group() as jobs:
                 async with anyio.create_task_group() as intake:
                     for priority, sub in subscriptions:

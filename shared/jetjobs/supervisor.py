@@ -1,0 +1,213 @@
+"""The supervisor: notices dead workers and gives their jobs back at once.
+
+It watches the heartbeat bucket. When a worker's key expires (the server's delete marker: the
+process died or hung past `heartbeat_ttl`), the supervisor publishes `-NAK` to every delivery the
+worker last reported holding, so JetStream redelivers them now rather than after `ack_wait`; it
+marks those jobs `queued` in the ledger (fenced: only if still `running` on the dead worker), and
+announces a WorkerDied event (log line, listeners, `<ns>.events.worker.died`).
+
+Any number of supervisors may run (every worker runs one by default, `jetjobs supervisor` runs one
+alone); one acts at a time, elected by holding the `leader` key of the bucket (create-if-absent,
+renewed by compare-and-set, expiring with the same TTL as heartbeats). Deaths seen while not
+leader are kept, so a new leader recovers the old leader's own jobs too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+import anyio
+import msgspec
+import nats.js.errors
+import structlog
+from anyio.abc import TaskStatus
+from nats.aio.client import Client as NATS
+from nats.js.kv import KeyValue
+
+from jetjobs.envelope import WORKER_BEAT_DECODER, WorkerBeat, WorkerDied, utcnow
+from jetjobs.ledger import Ledger
+from jetjobs.outcome import describe
+from jetjobs.settings import Settings
+from jetjobs.topology import Topology
+
+log = structlog.get_logger("jetjobs.supervisor")
+
+_ENCODER = msgspec.json.Encoder()
+LEADER_KEY = "leader"
+
+
+class Supervisor:
+    """Watches heartbeats; the elected one recovers the jobs of dead workers."""
+
+    def __init__(self, nc: NATS, settings: Settings, *, supervisor_id: str) -> None:
+        self.nc = nc
+        self.js = nc.jetstream()
+        self.settings = settings
+        self.id = supervisor_id
+        self.topology = Topology(settings)
+        self.is_leader = False
+        self.alive: dict[str, WorkerBeat] = {}
+        self.deaths: list[WorkerDied] = []
+        self.listeners: list[Callable[[WorkerDied], None]] = []
+        self._unrecovered: list[WorkerBeat] = []
+        self._kv: KeyValue | None = None
+        self._ledger: Ledger | None = None
+
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Watch and campaign until cancelled; `started` once the initial state is read."""
+        await self.topology.ensure_base(self.js)
+        self._kv = await self.topology.workers_kv(self.js)
+        self._ledger = Ledger(await self.topology.status_kv(self.js))
+        watcher = await self._kv.watch("workers.>")
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._campaign)
+                async for entry in watcher:
+                    if entry is None:  # the initial values have been delivered
+                        task_status.started()
+                        continue
+                    await self._on_entry(entry)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await watcher.stop()
+                await self._resign()
+
+    async def _on_entry(self, entry: KeyValue.Entry) -> None:
+        worker_id = entry.key.removeprefix("workers.")
+        if entry.operation is None and entry.value:
+            self.alive[worker_id] = WORKER_BEAT_DECODER.decode(entry.value)
+            return
+        beat = self.alive.pop(worker_id, None)
+        if entry.operation == "DEL" or beat is None:
+            log.info("worker.left", worker=worker_id)
+            return
+        # PURGE: the server's delete marker for an expired heartbeat. The worker is dead or hung.
+        self._unrecovered.append(beat)
+        if self.is_leader:
+            await self._recover_all()
+
+    async def _recover_all(self) -> None:
+        horizon = utcnow() - timedelta(seconds=self.settings.ack_wait)
+        pending, self._unrecovered = self._unrecovered, []
+        for beat in pending:
+            # Past ack_wait JetStream has redelivered by itself; a NAK now could hit a new holder.
+            if beat.beat_at >= horizon:
+                await self._recover(beat)
+
+    async def _recover(self, beat: WorkerBeat) -> None:
+        assert self._ledger is not None
+        job_ids = []
+        for held in beat.in_flight:
+            try:
+                await self.nc.publish(held.reply, b"-NAK")
+            except Exception as exc:
+                log.warning("supervisor.nak_failed", error=describe(exc))
+                continue
+            if held.job_id:
+                job_ids.append(held.job_id)
+                await self._mark_queued(held.job_id, beat.id)
+        await self.nc.flush()
+        event = WorkerDied(
+            worker=beat.id,
+            host=beat.host,
+            pid=beat.pid,
+            last_beat_at=beat.beat_at,
+            detected_at=utcnow(),
+            recovered=len(beat.in_flight),
+            job_ids=job_ids,
+            supervisor=self.id,
+        )
+        self.deaths.append(event)
+        await self.nc.publish(self.topology.events_subject("worker.died"), _ENCODER.encode(event))
+        log.warning(
+            "worker.died",
+            worker=beat.id,
+            host=beat.host,
+            pid=beat.pid,
+            recovered=event.recovered,
+            silent_for_s=(event.detected_at - beat.beat_at).total_seconds(),
+        )
+        for listener in self.listeners:
+            listener(event)
+
+    async def _mark_queued(self, job_id: str, dead_worker: str) -> None:
+        assert self._ledger is not None
+        record, revision = await self._ledger.get(job_id)
+        if record is None or record.state != "running" or record.worker != dead_worker:
+            return
+        queued = msgspec.structs.replace(
+            record,
+            state="queued",
+            worker=None,
+            updated_at=utcnow(),
+            error=f"worker {dead_worker} died during attempt {record.attempt}; redelivered",
+        )
+        await self._ledger.write(queued, revision)
+
+    async def _campaign(self) -> None:
+        """Hold the leader key while alive: take it when vacant, renew it by compare-and-set."""
+        subject = f"$KV.{self.topology.workers_bucket}.{LEADER_KEY}"
+        revision: int | None = None
+        while True:
+            try:
+                if not self.is_leader:
+                    revision = await self._vacant_revision()
+                if revision is not None:
+                    ack = await self.js.publish(
+                        subject,
+                        self.id.encode(),
+                        msg_ttl=self.settings.heartbeat_ttl,
+                        headers={"Nats-Expected-Last-Subject-Sequence": str(revision)},
+                    )
+                    revision = ack.seq
+                    if not self.is_leader:
+                        self.is_leader = True
+                        log.info("supervisor.elected", supervisor=self.id)
+                        await self._recover_all()
+            except Exception as exc:  # a lost CAS (someone else leads) or a lost connection
+                if self.is_leader:
+                    log.warning("supervisor.lost_leadership", supervisor=self.id, error=describe(exc))
+                self.is_leader = False
+                revision = None
+            await anyio.sleep(self.settings.heartbeat_interval)
+
+    async def _vacant_revision(self) -> int | None:
+        """The leader key's revision if nobody holds it (absent, deleted, expired), else None."""
+        try:
+            msg = await self.js.get_last_msg(
+                f"KV_{self.topology.workers_bucket}", f"$KV.{self.topology.workers_bucket}.{LEADER_KEY}"
+            )
+        except nats.js.errors.NotFoundError:
+            return 0
+        headers = msg.headers or {}
+        if headers.get("KV-Operation") in ("DEL", "PURGE") or "Nats-Marker-Reason" in headers:
+            return msg.seq
+        return None
+
+    async def _resign(self) -> None:
+        if self.is_leader and self._kv is not None:
+            try:
+                await self._kv.delete(LEADER_KEY)
+            except Exception as exc:
+                log.warning("supervisor.resign_failed", error=describe(exc))
+            self.is_leader = False
+
+
+async def live_workers(nc: NATS, settings: Settings) -> list[WorkerBeat]:
+    """The workers whose heartbeats have not expired, by id."""
+    topology = Topology(settings)
+    kv = await topology.workers_kv(nc.jetstream())
+    try:
+        keys = await kv.keys(filters=["workers.>"])
+    except nats.js.errors.NoKeysError:
+        return []
+    beats = []
+    for key in keys:
+        try:
+            entry = await kv.get(key)
+        except nats.js.errors.KeyNotFoundError:
+            continue
+        if entry.value:
+            beats.append(WORKER_BEAT_DECODER.decode(entry.value))
+    return sorted(beats, key=lambda b: b.id)
