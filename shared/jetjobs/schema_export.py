@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from jetjobs.envelope import DeadLetter, Job, StatusRecord
+from jetjobs.envelope import DeadLetter, Job, JobEvent, StatusRecord, WorkerBeat, WorkerDied
 
 _WHEN = datetime(2026, 11, 30, 8, 0, 0, tzinfo=UTC)
 
