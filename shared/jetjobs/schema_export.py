@@ -60,6 +60,9 @@ SCHEMAS: dict[str, Any] = {
     "job.schema.json": Job,
     "status.schema.json": StatusRecord,
     "dead_letter.schema.json": DeadLetter,
+    "worker_beat.schema.json": WorkerBeat,
+    "worker_died.schema.json": WorkerDied,
+    "job_event.schema.json": JobEvent,
 }
 
 
