@@ -6,15 +6,22 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+import anyio
 import msgspec
+import nats.errors
+import nats.js.errors
+import structlog
 from nats.aio.client import Client as NATS
-from nats.js import JetStreamContext
+from nats.js import JetStreamContext, api
 
 from jetjobs.envelope import JOB_DECODER, JOB_ENCODER, Job, Priority, new_job_id, utcnow
 from jetjobs.errors import JobTooLarge
 from jetjobs.ledger import Ledger
+from jetjobs.outcome import describe
 from jetjobs.settings import Settings
 from jetjobs.topology import Topology
+
+log = structlog.get_logger("jetjobs.publisher")
 
 
 class Enqueued(msgspec.Struct, frozen=True):
@@ -118,11 +125,8 @@ class Publisher:
             )
         all_headers = dict(headers or {})
         all_headers["Nats-Msg-Id"] = job.msg_id
-        ack = await self.js.publish(
-            self.topology.job_subject(job.queue, job.priority, job.type),
-            data,
-            headers=all_headers,
-            stream=self.topology.jobs_stream,
+        ack = await self._publish_retrying(
+            self.topology.job_subject(job.queue, job.priority, job.type), data, all_headers
         )
         if ack.duplicate:
             original = await self.js.get_msg(self.topology.jobs_stream, seq=ack.seq)
@@ -130,3 +134,27 @@ class Publisher:
             return Enqueued(first_id, True, ack.seq)
         await ledger.record_queued(job)
         return Enqueued(job.id, False, ack.seq)
+
+    async def _publish_retrying(self, subject: str, data: bytes, headers: dict[str, str]) -> api.PubAck:
+        """Publish until acknowledged, for up to `publish_retry_for` seconds.
+
+        Retrying is safe because the message id is the same: if an earlier try was stored but its
+        ack was lost (the server restarted), the retry is answered `duplicate` and not stored twice.
+        """
+        deadline = anyio.current_time() + self.settings.publish_retry_for
+        delay = 0.05
+        while True:
+            try:
+                return await self.js.publish(subject, data, headers=headers, stream=self.topology.jobs_stream)
+            except (
+                nats.errors.TimeoutError,
+                nats.errors.ConnectionClosedError,
+                nats.errors.ConnectionReconnectingError,
+                nats.js.errors.NoStreamResponseError,
+                nats.js.errors.ServiceUnavailableError,
+            ) as exc:
+                if anyio.current_time() + delay > deadline:
+                    raise
+                log.warning("publish.retry", subject=subject, error=describe(exc), delay=delay)
+                await anyio.sleep(delay)
+                delay = min(delay * 2, 1.0)

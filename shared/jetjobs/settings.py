@@ -63,6 +63,8 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=
     # seconds, the server's TTL granularity) and the supervisor recovers the worker's jobs.
     heartbeat_interval: Seconds = 1.0
     heartbeat_ttl: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 3
+    # How long a publisher keeps retrying an unacknowledged publish (server restart, failover).
+    publish_retry_for: Annotated[float, msgspec.Meta(ge=0)] = 30.0
 
     def __post_init__(self) -> None:
         if self.backoff_max < self.backoff_base:
