@@ -16,6 +16,7 @@ from datetime import datetime
 import anyio
 import msgspec
 import structlog
+from anyio.abc import TaskStatus
 from nats.js import JetStreamContext
 
 from jetjobs.envelope import InFlight, WorkerBeat, utcnow
@@ -72,15 +73,17 @@ class Heartbeat:
         await self.js.publish(self.subject, _ENCODER.encode(self.beat()), msg_ttl=self.ttl)
         self.beats += 1
 
-    async def run(self) -> None:
-        """Beat until cancelled; then delete the key (a clean departure)."""
+    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        """Beat until cancelled (`started` after the first beat); then delete the key."""
         try:
+            await self.send()
+            task_status.started()
             while True:
+                await anyio.sleep(self.interval)
                 try:
                     await self.send()
                 except Exception as exc:  # disconnected: keep trying; expiry is the honest signal
                     log.warning("heartbeat.failed", error=describe(exc))
-                await anyio.sleep(self.interval)
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 try:

@@ -199,11 +199,13 @@ async def live_workers(nc: NATS, settings: Settings) -> list[WorkerBeat]:
     topology = Topology(settings)
     kv = await topology.workers_kv(nc.jetstream())
     try:
-        keys = await kv.keys(filters=["workers.>"])
+        keys = await kv.keys()
     except nats.js.errors.NoKeysError:
         return []
     beats = []
     for key in keys:
+        if not key.startswith("workers."):
+            continue
         try:
             entry = await kv.get(key)
         except nats.js.errors.KeyNotFoundError:

@@ -146,7 +146,7 @@ class Worker:
         await self.topology.workers_kv(self.js)
         async with anyio.create_task_group() as keeper:
             keeper.start_soon(self.lease.run)
-            keeper.start_soon(self.heartbeat.run)
+            await keeper.start(self.heartbeat.run)
             if self.supervisor is not None:
                 await keeper.start(self.supervisor.run)
             async with anyio.create_task_group() as jobs:

@@ -1,0 +1,174 @@
+"""Liveness against a real server: heartbeats, the supervisor's recovery, election, fencing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import msgspec
+import pytest
+from nats.aio.client import Client as NATS
+
+from jetjobs import App, JobContext, Publisher, Settings
+from jetjobs.envelope import InFlight, StatusRecord, WorkerBeat, WorkerDied, utcnow
+from jetjobs.ledger import Ledger
+from jetjobs.supervisor import Supervisor, live_workers
+from jetjobs.topology import Topology
+from tests.support import running_worker
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+
+@pytest.fixture
+def live_settings(settings: Settings) -> Settings:
+    """Fast heartbeats (0.5 s, expiring after 1 s) and a long lease (30 s)."""
+    return msgspec.structs.replace(settings, heartbeat_interval=0.5, heartbeat_ttl=1, ack_wait=30.0)
+
+
+async def wait_until(predicate: Any, timeout: float = 10.0) -> None:
+    """Poll a condition on server-side state (no event exists for it) until it holds."""
+    with anyio.fail_after(timeout):
+        while not await predicate():
+            await anyio.sleep(0.05)
+
+
+def echo_app() -> App:
+    app = App()
+
+    @app.job("echo")
+    async def echo(ctx: JobContext, payload: dict[str, Any]) -> dict[str, Any]:
+        return payload
+
+    return app
+
+
+async def test_heartbeat_lists_worker_and_clean_stop_removes_it(nc: NATS, live_settings: Settings) -> None:
+    """A running worker is listed with its queues; a clean stop removes it without a death event."""
+    deaths: list[WorkerDied] = []
+    async with running_worker(echo_app(), nc, live_settings, queues=["default", "mail"]) as (worker, _):
+        assert worker.supervisor is not None
+        worker.supervisor.listeners.append(deaths.append)
+        beats = await live_workers(nc, live_settings)
+        assert [b.id for b in beats] == [worker.id]
+        assert beats[0].queues == ["default", "mail"]
+        assert beats[0].concurrency == 10
+
+    async def gone() -> bool:
+        return await live_workers(nc, live_settings) == []
+
+    await wait_until(gone)
+    assert deaths == []
+
+
+async def test_dead_workers_jobs_come_back_long_before_ack_wait(nc: NATS, live_settings: Settings) -> None:
+    """A worker that stops heart-beating while holding jobs: the supervisor NAKs them, they run now.
+
+    The "dead worker" is played by this test: it fetches three deliveries without acking them and
+    publishes a heartbeat naming them, then lets the heartbeat expire. ack_wait is 30 s; recovery
+    must come from the supervisor, within a few seconds.
+    """
+    s = live_settings
+    topology = Topology(s)
+    js = nc.jetstream()
+    publisher = Publisher(nc, s)
+    ids = [(await publisher.enqueue("echo", {"n": i})).id for i in range(3)]
+    sub = await js.pull_subscribe_bind(
+        durable=topology.consumer_name("default", "normal"), stream=topology.jobs_stream
+    )
+    held = await sub.fetch(3, timeout=5)
+    assert len(held) == 3
+    ledger = Ledger(await topology.status_kv(js))
+    for job_id in ids:
+        _, revision = await ledger.get(job_id)
+        running = StatusRecord(
+            id=job_id, type="echo", state="running", attempt=1, worker="ghost", updated_at=utcnow()
+        )
+        assert await ledger.write(running, revision) is not None
+    beat = WorkerBeat(
+        id="ghost",
+        host="elsewhere",
+        pid=4242,
+        queues=["default"],
+        concurrency=3,
+        version="0",
+        started_at=utcnow(),
+        beat_at=utcnow(),
+        in_flight=[InFlight(reply=m.reply, attempt=1, job_id=ids[i]) for i, m in enumerate(held)],
+    )
+    await topology.workers_kv(js)
+    await js.publish(f"$KV.{topology.workers_bucket}.workers.ghost", msgspec.json.encode(beat), msg_ttl=1)
+
+    events = await nc.subscribe(topology.events_subject("worker.died"))
+    started = anyio.current_time()
+    async with running_worker(echo_app(), nc, s) as (_, outcomes):
+        await outcomes.wait(lambda: all("succeeded" in outcomes.by_job.get(i, ()) for i in ids), timeout=10)
+        recovered_after = anyio.current_time() - started
+        died = msgspec.json.decode((await events.next_msg(timeout=5)).data, type=WorkerDied)
+    assert recovered_after < s.ack_wait / 3
+    assert died.worker == "ghost"
+    assert died.recovered == 3
+    assert sorted(died.job_ids) == sorted(ids)
+    for job_id in ids:
+        record, _ = await ledger.get(job_id)
+        assert record is not None
+        assert (record.state, record.attempt) == ("succeeded", 2)
+
+
+async def test_one_supervisor_leads_and_another_takes_over(nc: NATS, live_settings: Settings) -> None:
+    """Of two supervisors exactly one leads; when it stops, the other is elected."""
+    first = Supervisor(nc, live_settings, supervisor_id="first")
+    second = Supervisor(nc, live_settings, supervisor_id="second")
+    async with anyio.create_task_group() as tg:
+        first_scope = anyio.CancelScope()
+
+        async def run_first() -> None:
+            with first_scope:
+                await first.run()
+
+        tg.start_soon(run_first)
+
+        async def first_leads() -> bool:
+            return first.is_leader
+
+        await wait_until(first_leads)
+        await tg.start(second.run)
+        assert not second.is_leader
+        first_scope.cancel()
+
+        async def second_leads() -> bool:
+            return second.is_leader and not first.is_leader
+
+        await wait_until(second_leads)
+        tg.cancel_scope.cancel()
+
+
+async def test_lost_lease_cannot_complete_over_newer_attempt(nc: NATS, settings: Settings) -> None:
+    """A handler that finishes after a newer attempt took the job over is fenced: not recorded, not acked."""
+    app = App()
+    release = anyio.Event()
+    started = anyio.Event()
+
+    @app.job("slow")
+    async def slow(ctx: JobContext, payload: dict[str, Any]) -> str:
+        started.set()
+        await release.wait()
+        return "late result"
+
+    topology = Topology(settings)
+    async with running_worker(app, nc, settings) as (_, outcomes):
+        job = await Publisher(nc, settings).enqueue("slow", {})
+        await started.wait()
+        ledger = Ledger(await topology.status_kv(nc.jetstream()))
+        newer = StatusRecord(
+            id=job.id, type="slow", state="running", attempt=2, worker="newer", updated_at=utcnow()
+        )
+        await ledger.put(newer)
+        release.set()
+        await outcomes.wait_for(job.id, "fenced")
+        record, _ = await ledger.get(job.id)
+        info = await nc.jetstream().consumer_info(
+            topology.jobs_stream, topology.consumer_name("default", "normal")
+        )
+    assert record is not None
+    assert (record.state, record.attempt, record.worker) == ("running", 2, "newer")
+    assert info.num_ack_pending == 1
