@@ -51,6 +51,7 @@ class Supervisor:
         self.deaths: list[WorkerDied] = []
         self.listeners: list[Callable[[WorkerDied], None]] = []
         self._unrecovered: list[WorkerBeat] = []
+        self._leadership_changed = anyio.Event()
         self._kv: KeyValue | None = None
         self._ledger: Ledger | None = None
 
@@ -162,15 +163,25 @@ class Supervisor:
                     )
                     revision = ack.seq
                     if not self.is_leader:
-                        self.is_leader = True
+                        self._set_leader(True)
                         log.info("supervisor.elected", supervisor=self.id)
                         await self._recover_all()
             except Exception as exc:  # a lost CAS (someone else leads) or a lost connection
                 if self.is_leader:
                     log.warning("supervisor.lost_leadership", supervisor=self.id, error=describe(exc))
-                self.is_leader = False
+                    self._set_leader(False)
                 revision = None
             await anyio.sleep(self.settings.heartbeat_interval)
+
+    def _set_leader(self, leader: bool) -> None:
+        self.is_leader = leader
+        self._leadership_changed.set()
+        self._leadership_changed = anyio.Event()
+
+    async def wait_leadership(self, leader: bool = True) -> None:
+        """Wait until this supervisor is (or, with `leader=False`, is not) the leader."""
+        while self.is_leader != leader:
+            await self._leadership_changed.wait()
 
     async def _vacant_revision(self) -> int | None:
         """The leader key's revision if nobody holds it (absent, deleted, expired), else None."""
@@ -191,7 +202,7 @@ class Supervisor:
                 await self._kv.delete(LEADER_KEY)
             except Exception as exc:
                 log.warning("supervisor.resign_failed", error=describe(exc))
-            self.is_leader = False
+            self._set_leader(False)
 
 
 async def live_workers(nc: NATS, settings: Settings) -> list[WorkerBeat]:

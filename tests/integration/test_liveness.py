@@ -25,13 +25,6 @@ def live_settings(settings: Settings) -> Settings:
     return msgspec.structs.replace(settings, heartbeat_interval=0.5, heartbeat_ttl=1, ack_wait=30.0)
 
 
-async def wait_until(predicate: Any, timeout: float = 10.0) -> None:
-    """Poll a condition on server-side state (no event exists for it) until it holds."""
-    with anyio.fail_after(timeout):
-        while not await predicate():
-            await anyio.sleep(0.05)
-
-
 def echo_app() -> App:
     app = App()
 
@@ -52,11 +45,8 @@ async def test_heartbeat_lists_worker_and_clean_stop_removes_it(nc: NATS, live_s
         assert [b.id for b in beats] == [worker.id]
         assert beats[0].queues == ["default", "mail"]
         assert beats[0].concurrency == 10
-
-    async def gone() -> bool:
-        return await live_workers(nc, live_settings) == []
-
-    await wait_until(gone)
+    # The worker deleted its key before it stopped: a departure, not a death.
+    assert await live_workers(nc, live_settings) == []
     assert deaths == []
 
 
@@ -127,18 +117,14 @@ async def test_one_supervisor_leads_and_another_takes_over(nc: NATS, live_settin
 
         tg.start_soon(run_first)
 
-        async def first_leads() -> bool:
-            return first.is_leader
-
-        await wait_until(first_leads)
+        with anyio.fail_after(10):
+            await first.wait_leadership()
         await tg.start(second.run)
         assert not second.is_leader
         first_scope.cancel()
-
-        async def second_leads() -> bool:
-            return second.is_leader and not first.is_leader
-
-        await wait_until(second_leads)
+        with anyio.fail_after(10):
+            await second.wait_leadership()
+        assert not first.is_leader
         tg.cancel_scope.cancel()
 
 
