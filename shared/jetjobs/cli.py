@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -22,7 +23,7 @@ from jetjobs import __version__
 from jetjobs.app import App
 from jetjobs.connection import open_connection
 from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import PRIORITIES
+from jetjobs.envelope import PRIORITIES, utcnow
 from jetjobs.errors import ConfigError, JetJobsError
 from jetjobs.example import run_example
 from jetjobs.ledger import Ledger
@@ -30,8 +31,9 @@ from jetjobs.log import configure_logging
 from jetjobs.publisher import Publisher
 from jetjobs.schema_export import check_schemas, write_schemas
 from jetjobs.settings import Settings, load_settings
+from jetjobs.supervisor import Supervisor, live_workers
 from jetjobs.topology import Topology
-from jetjobs.worker import run_worker
+from jetjobs.worker import new_worker_id, run_worker
 
 Command = Callable[[argparse.Namespace, Settings, NATS], Awaitable[int]]
 
@@ -195,6 +197,33 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
     return 0
 
 
+async def cmd_workers(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    beats = await live_workers(nc, settings)
+    if args.json:
+        _print(beats)
+        return 0
+    now = utcnow()
+    for beat in beats:
+        age = (now - beat.beat_at).total_seconds()
+        print(
+            f"{beat.id:<32} {beat.host}:{beat.pid:<8} queues={','.join(beat.queues):<16} "
+            f"in_flight={len(beat.in_flight)}/{beat.concurrency:<5} last_beat={age:.1f}s ago  v{beat.version}"
+        )
+    print(f"{len(beats)} live worker(s)")
+    return 0
+
+
+async def cmd_supervisor(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    supervisor = Supervisor(nc, settings, supervisor_id=f"supervisor-{new_worker_id()}")
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(supervisor.run)
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for _ in signals:
+                break
+        tg.cancel_scope.cancel()
+    return 0
+
+
 async def cmd_example(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     return await run_example(nc, settings, jobs=args.jobs, concurrency=args.concurrency)
 
@@ -211,6 +240,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--loglevel", default="INFO", help="DEBUG, INFO, WARNING, ERROR (default INFO)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
+    _add_job_commands(sub)
+    _add_operator_commands(sub)
+    return parser
+
+
+def _add_job_commands(sub: Any) -> None:
+    """worker, enqueue, status."""
     p = sub.add_parser(
         "worker",
         help="start a worker process",
@@ -240,6 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", metavar="ID")
     p.set_defaults(func=cmd_status)
 
+
+def _add_operator_commands(sub: Any) -> None:
+    """dlq, info, workers, supervisor, example, schemas."""
     p = sub.add_parser("dlq", help="list, inspect, requeue or purge dead letters")
     dlq = p.add_subparsers(dest="dlq_command", required=True, metavar="ACTION")
     q = dlq.add_parser("list", help="list dead letters")
@@ -257,6 +296,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_info)
 
+    p = sub.add_parser("workers", help="list live workers: queues, in-flight jobs, heartbeat age")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_workers)
+
+    p = sub.add_parser(
+        "supervisor",
+        help="run a standalone supervisor (recovers dead workers' jobs)",
+        description="Watch worker heartbeats; when one expires, NAK the dead worker's jobs so they "
+        "run again at once. Workers run one too; only the elected one acts.",
+    )
+    p.set_defaults(func=cmd_supervisor)
+
     p = sub.add_parser("example", help="run the example app: a worker and a batch of jobs")
     p.add_argument("--jobs", type=int, default=1000)
     p.add_argument("-c", "--concurrency", type=int, default=20)
@@ -266,7 +317,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("directory", type=Path, help="usually ./schemas")
     p.add_argument("--check", action="store_true", help="exit 1 if the files are stale")
     p.set_defaults(func=None)
-    return parser
 
 
 async def _run(args: argparse.Namespace, settings: Settings) -> int:
