@@ -1,0 +1,90 @@
+"""Prometheus metrics of one worker process, served on `/metrics` (`jetjobs worker --metrics-port`).
+
+Why prometheus-client and not the OTel Prometheus exporter: it is the reference implementation of
+the exposition format, has no SDK pipeline between an increment and a scrape (a counter increment
+is a lock and an add, which matters on the per-job path), and needs no collector to be useful. Each
+Worker has its own registry, so several workers in one process (tests) do not collide.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import nats.errors
+import nats.js.errors
+import structlog
+from nats.js import JetStreamContext
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+from jetjobs.envelope import PRIORITIES
+from jetjobs.outcome import describe
+from jetjobs.topology import Topology
+
+log = structlog.get_logger("jetjobs.metrics")
+
+_BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800)
+
+
+class WorkerMetrics:
+    """The counters, histograms and gauges of one worker."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.started = Counter("jetjobs_jobs_started", "Handler runs started", ["type"], registry=r)
+        self.finished = Counter(
+            "jetjobs_jobs_finished",
+            "Deliveries settled, by outcome (succeeded, retried, dead, invalid, skipped, fenced, ...)",
+            ["type", "outcome"],
+            registry=r,
+        )
+        self.duration = Histogram(
+            "jetjobs_job_duration_seconds",
+            "Handler run time",
+            ["type", "outcome"],
+            buckets=_BUCKETS,
+            registry=r,
+        )
+        self.in_flight = Gauge("jetjobs_jobs_in_flight", "Handlers running now", registry=r)
+        self.redeliveries = Counter(
+            "jetjobs_redeliveries", "Handler runs that were not the first delivery", ["type"], registry=r
+        )
+        self.lease_extensions = Counter("jetjobs_lease_extensions", "in_progress acks sent", registry=r)
+        self.heartbeats = Counter("jetjobs_heartbeats", "Heartbeats written", registry=r)
+        self.dead_workers = Counter("jetjobs_dead_workers_detected", "Workers found dead", registry=r)
+        self.dlq_depth = Gauge("jetjobs_dlq_depth", "Dead letters stored", registry=r)
+        self.pending = Gauge("jetjobs_consumer_pending", "Jobs not yet delivered", ["consumer"], registry=r)
+        self.ack_pending = Gauge(
+            "jetjobs_consumer_ack_pending", "Jobs delivered, not yet acked", ["consumer"], registry=r
+        )
+        self._server: Any = None
+
+    def serve(self, port: int, addr: str = "127.0.0.1") -> int:
+        """Serve `/metrics` on `addr:port` (0: any free port) in a thread; return the port."""
+        self._server, _ = start_http_server(port, addr=addr, registry=self.registry)
+        return int(self._server.server_port)
+
+    def close(self) -> None:
+        """Stop serving."""
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    async def refresh_lag(
+        self, js: JetStreamContext, topology: Topology, queues: list[str], interval: float = 5.0
+    ) -> None:
+        """Update consumer lag and DLQ depth from the server every `interval` seconds."""
+        while True:
+            try:
+                for queue in queues:
+                    for priority in PRIORITIES:
+                        name = topology.consumer_name(queue, priority)
+                        info = await js.consumer_info(topology.jobs_stream, name)
+                        self.pending.labels(name).set(info.num_pending or 0)
+                        self.ack_pending.labels(name).set(info.num_ack_pending or 0)
+                self.dlq_depth.set((await js.stream_info(topology.dlq_stream)).state.messages)
+            except (nats.js.errors.Error, nats.errors.Error, TimeoutError) as exc:
+                log.warning("metrics.refresh_failed", error=describe(exc))
+            await anyio.sleep(interval)
