@@ -77,15 +77,25 @@ class Executor:
         for listener in self.listeners:
             listener(outcome, job_id)
 
-    def admit(self, msg: Msg) -> tuple[Job, Handler, Any]:
-        """Decode and validate a delivery.
+    def decode(self, msg: Msg) -> Job:
+        """Decode and validate a delivery's envelope.
 
         Raises:
-            InvalidJob: why this message can never run.
+            InvalidJob: the message is not a job at all (size, JSON, schema).
         """
         if len(msg.data) > self.settings.max_job_bytes:
             raise InvalidJob(f"job is {len(msg.data)} bytes; the limit is {self.settings.max_job_bytes}")
-        job = decode_job(msg.data)
+        return decode_job(msg.data)
+
+    def resolve(self, msg: Msg, job: Job) -> tuple[Handler, Any]:
+        """Find the job's handler and convert its payload.
+
+        Raises:
+            InvalidJob: the job can never run here (subject, type or payload is wrong).
+        """
+        expected = self.publisher.topology.job_subject(job.queue, job.priority, job.type)
+        if msg.subject != expected:
+            raise InvalidJob(f"published on {msg.subject} but the envelope says {expected}")
         handler = self.app.handlers.get(job.type)
         if handler is None:
             raise InvalidJob(
@@ -95,13 +105,13 @@ class Executor:
             payload = msgspec.convert(job.payload, handler.payload_type)
         except msgspec.ValidationError as exc:
             raise InvalidJob(f"payload of {job.type} does not match its schema: {exc}") from None
-        return job, handler, payload
+        return handler, payload
 
     async def process(self, msg: Msg) -> None:
         """Run one delivery to its end. Never raises, except cancellation (shutdown)."""
         attempt = msg.metadata.num_delivered
         try:
-            job, handler, payload = self.admit(msg)
+            job = self.decode(msg)
         except InvalidJob as exc:
             await self._dead_letter(msg, None, attempt, "invalid", str(exc))
             await self._finish(msg, "term")
@@ -110,6 +120,17 @@ class Executor:
             return
         self.lease.label(msg, job.id)
         with structlog.contextvars.bound_contextvars(job_id=job.id, type=job.type, attempt=attempt):
+            try:
+                handler, payload = self.resolve(msg, job)
+            except InvalidJob as exc:
+                # A well-formed job that cannot run: dead under its own id, so status and DLQ agree.
+                record, revision = await self.ledger.get(job.id)
+                if record is not None and record.state in TERMINAL_STATES:
+                    await self._settle_terminal(msg, job, record, attempt)
+                else:
+                    await self._die(msg, job, attempt, revision, Dead("invalid", str(exc)))
+                log.warning("job.invalid", error=str(exc))
+                return
             await self._process_valid(msg, job, handler, payload, attempt)
 
     async def _process_valid(self, msg: Msg, job: Job, handler: Handler, payload: Any, attempt: int) -> None:
@@ -234,7 +255,7 @@ class Executor:
         await self._dead_letter(msg, job, attempt, outcome.reason, outcome.error)
         await self._finish(msg, "term")
         await self._announce(job, "dead", attempt)
-        self._count("dead", job.id)
+        self._count("invalid" if outcome.reason == "invalid" else "dead", job.id)
         return None
 
     async def _settle_terminal(self, msg: Msg, job: Job, record: StatusRecord, attempt: int) -> None:

@@ -54,14 +54,16 @@ class PriorityBuffer(Generic[T]):
         if not ready:
             return None
         total = 0
-        for p in ready:
-            self._current[p] += self._weights[p]
-            total += self._weights[p]
+        for p in PRIORITIES:
+            if self._queues[p]:
+                self._current[p] += self._weights[p]
+                total += self._weights[p]
+            else:
+                # An idle priority neither banks credit nor carries debt into its next arrival,
+                # so a newly arrived high job (weight 8 against 4 and 1) is picked next.
+                self._current[p] = 0
         chosen = max(ready, key=lambda p: self._current[p])
         self._current[chosen] -= total
-        if len(ready) == 1:
-            # Alone, a priority must not bank credit against the others' next arrival.
-            self._current[chosen] = 0
         item = self._queues[chosen].popleft()
         self._room_made[chosen].set()
         return chosen, item
