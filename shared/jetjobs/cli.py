@@ -19,7 +19,7 @@ import anyio
 import msgspec
 from nats.aio.client import Client as NATS
 
-from jetjobs import __version__
+from jetjobs import __version__, telemetry
 from jetjobs.app import App
 from jetjobs.connection import open_connection
 from jetjobs.deadletter import DeadLetters
@@ -66,7 +66,9 @@ def load_app(spec: str) -> App:
 async def cmd_worker(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     app = load_app(args.app)
     queues = [q for q in args.queues.split(",") if q]
-    await run_worker(app, nc, settings, queues=queues, concurrency=args.concurrency)
+    await run_worker(
+        app, nc, settings, queues=queues, concurrency=args.concurrency, metrics_port=args.metrics_port
+    )
     return 0
 
 
@@ -256,6 +258,12 @@ def _add_job_commands(sub: Any) -> None:
     p.add_argument("app", metavar="MODULE:APP", help="the jetjobs.App to run, e.g. myproj.jobs:app")
     p.add_argument("-Q", "--queues", default="default", help="comma-separated queues (default: default)")
     p.add_argument("-c", "--concurrency", type=int, default=10, help="jobs run at once (default 10)")
+    p.add_argument(
+        "--metrics-port",
+        type=int,
+        metavar="PORT",
+        help="serve Prometheus metrics on http://127.0.0.1:PORT/metrics (0: any free port)",
+    )
     p.set_defaults(func=cmd_worker)
 
     p = sub.add_parser(
@@ -340,7 +348,11 @@ def main(argv: list[str] | None = None) -> int:
                 return 1 if stale else 0
             write_schemas(args.directory)
             return 0
-        return anyio.run(_run, args, load_settings())
+        telemetry.setup_tracing(f"jetjobs-{args.command}")
+        try:
+            return anyio.run(_run, args, load_settings())
+        finally:
+            telemetry.shutdown_tracing()
     except JetJobsError as exc:
         print(f"jetjobs: error: {exc}", file=sys.stderr)
         return 2

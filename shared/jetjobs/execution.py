@@ -20,6 +20,7 @@ import msgspec
 import structlog
 from nats.aio.msg import Msg
 
+from jetjobs import telemetry
 from jetjobs.app import App, Handler, JobContext
 from jetjobs.deadletter import DeadLetters
 from jetjobs.envelope import (
@@ -34,6 +35,7 @@ from jetjobs.envelope import (
 from jetjobs.errors import InvalidJob
 from jetjobs.lease import LeaseKeeper
 from jetjobs.ledger import Ledger, transition
+from jetjobs.metrics import WorkerMetrics
 from jetjobs.outcome import Dead, JobTimeout, Outcome, RetryLater, Succeeded, classify, describe
 from jetjobs.publisher import Publisher
 from jetjobs.settings import Settings
@@ -58,8 +60,10 @@ class Executor:
         lease: LeaseKeeper,
         worker_id: str,
         concurrency: int,
+        metrics: WorkerMetrics | None = None,
     ) -> None:
         self.app = app
+        self.metrics = metrics
         self.settings = settings
         self.ledger = ledger
         self.dead_letters = dead_letters
@@ -71,9 +75,12 @@ class Executor:
         self.counts: dict[str, int] = {}
         self.listeners: list[Callable[[str, str], None]] = []
 
-    def _count(self, outcome: str, job_id: str) -> None:
-        """Tally an ending (succeeded, retried, dead, invalid, skipped, ...) and tell listeners."""
+    def _count(self, outcome: str, job_id: str, job_type: str = "-", error: str | None = None) -> None:
+        """Tally an ending (succeeded, retried, dead, invalid, skipped, ...): counts, metrics, span."""
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        if self.metrics is not None:
+            self.metrics.finished.labels(job_type, outcome).inc()
+        telemetry.mark_outcome(outcome, error)
         for listener in self.listeners:
             listener(outcome, job_id)
 
@@ -115,11 +122,26 @@ class Executor:
         except InvalidJob as exc:
             await self._dead_letter(msg, None, attempt, "invalid", str(exc))
             await self._finish(msg, "term")
-            self._count("invalid", f"invalid-{msg.metadata.sequence.stream}")
+            self._count("invalid", f"invalid-{msg.metadata.sequence.stream}", error=str(exc))
             log.warning("job.invalid", stream_seq=msg.metadata.sequence.stream, error=str(exc))
             return
         self.lease.label(msg, job.id)
-        with structlog.contextvars.bound_contextvars(job_id=job.id, type=job.type, attempt=attempt):
+        headers = msg.headers or {}
+        span_attributes = {
+            "messaging.message.id": headers.get("Nats-Msg-Id", job.id),
+            "messaging.consumer.group.name": msg.metadata.consumer,
+            "messaging.nats.stream_sequence": msg.metadata.sequence.stream,
+            "messaging.nats.delivery_attempt": attempt,
+            "jetjobs.job.id": job.id,
+            "jetjobs.job.type": job.type,
+            "jetjobs.job.attempt": attempt,
+        }
+        with (
+            telemetry.consumer_span(msg.subject, headers, span_attributes),
+            structlog.contextvars.bound_contextvars(
+                job_id=job.id, type=job.type, attempt=attempt, **telemetry.log_ids()
+            ),
+        ):
             try:
                 handler, payload = self.resolve(msg, job)
             except InvalidJob as exc:
@@ -137,6 +159,10 @@ class Executor:
         running = await self._claim(msg, job, attempt)
         if running is None:
             return
+        if self.metrics is not None:
+            self.metrics.started.labels(job.type).inc()
+            if attempt > 1:
+                self.metrics.redeliveries.labels(job.type).inc()
         started = time.monotonic()
         try:
             result, error = await self._run(handler, job, payload, attempt, msg), None
@@ -151,11 +177,15 @@ class Executor:
         outcome = classify(
             error, result, attempt=attempt, max_attempts=job.max_attempts, settings=self.settings
         )
+        elapsed = time.monotonic() - started
         await self._settle(msg, job, attempt, running, outcome)
+        label = type(outcome).__name__.lower()
+        if self.metrics is not None:
+            self.metrics.duration.labels(job.type, label).observe(elapsed)
         log.info(
             "job.finished",
-            outcome=type(outcome).__name__.lower(),
-            duration_ms=round((time.monotonic() - started) * 1000, 2),
+            outcome=label,
+            duration_ms=round(elapsed * 1000, 2),
             queue=job.queue,
             priority=job.priority,
             error=None if isinstance(outcome, Succeeded) else outcome.error,
@@ -171,7 +201,7 @@ class Executor:
             if record is not None and record.state == "running" and record.attempt > attempt:
                 # A newer delivery of this job holds it; this one is stale (a paused worker woke up).
                 self.lease.release(msg)
-                self._count("stale", job.id)
+                self._count("stale", job.id, job.type)
                 log.warning("job.stale_delivery", holder=record.worker, holder_attempt=record.attempt)
                 return None
             if attempt > job.max_attempts:
@@ -188,7 +218,7 @@ class Executor:
             # The entry changed between read and write (the publisher's `queued` record landing,
             # or another delivery): read again and decide again.
         self.lease.release(msg)
-        self._count("raced", job.id)
+        self._count("raced", job.id, job.type)
         log.warning("job.claim_failed", reason="the ledger entry kept changing; left for redelivery")
         return None
 
@@ -230,13 +260,13 @@ class Executor:
                     return await self._fenced(msg, job)
                 await self._finish(msg, "ack")
                 await self._announce(job, "succeeded", attempt)
-                self._count("succeeded", job.id)
+                self._count("succeeded", job.id, job.type)
             case RetryLater(delay, error):
                 record = transition(job, "failed", attempt=attempt, worker=self.worker_id, error=error)
                 if await self.ledger.write(record, revision) is None:
                     return await self._fenced(msg, job)
                 await self._finish(msg, "nak", delay)
-                self._count("retried", job.id)
+                self._count("retried", job.id, job.type, error)
             case Dead():
                 await self._die(msg, job, attempt, revision, outcome)
         return None
@@ -255,7 +285,7 @@ class Executor:
         await self._dead_letter(msg, job, attempt, outcome.reason, outcome.error)
         await self._finish(msg, "term")
         await self._announce(job, "dead", attempt)
-        self._count("invalid" if outcome.reason == "invalid" else "dead", job.id)
+        self._count("invalid" if outcome.reason == "invalid" else "dead", job.id, job.type, outcome.error)
         return None
 
     async def _settle_terminal(self, msg: Msg, job: Job, record: StatusRecord, attempt: int) -> None:
@@ -266,7 +296,7 @@ class Executor:
                 msg, job, record.attempt, record.dead_reason or "exhausted", record.error or ""
             )
         await self._finish(msg, "ack" if record.state == "succeeded" else "term")
-        self._count("skipped", job.id)
+        self._count("skipped", job.id, job.type)
         log.info("job.already_finished", state=record.state, delivery=attempt)
 
     async def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
@@ -281,7 +311,7 @@ class Executor:
 
     async def _fenced(self, msg: Msg, job: Job) -> None:
         self.lease.release(msg)
-        self._count("fenced", job.id)
+        self._count("fenced", job.id, job.type)
         log.warning("job.fenced", reason="a newer attempt owns this job; result not recorded")
 
     async def _dead_letter(self, msg: Msg, job: Job | None, attempt: int, reason: Any, error: str) -> None:

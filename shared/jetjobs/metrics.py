@@ -8,7 +8,8 @@ Worker has its own registry, so several workers in one process (tests) do not co
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import Any, Protocol
 
 import anyio
 import nats.errors
@@ -16,6 +17,8 @@ import nats.js.errors
 import structlog
 from nats.js import JetStreamContext
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
 
 from jetjobs.envelope import PRIORITIES
 from jetjobs.outcome import describe
@@ -24,6 +27,35 @@ from jetjobs.topology import Topology
 log = structlog.get_logger("jetjobs.metrics")
 
 _BUCKETS = (0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800)
+
+
+class WorkerState(Protocol):
+    """What a worker counts for itself: read by the metrics collector at scrape time."""
+
+    @property
+    def in_flight(self) -> int:
+        """Handlers running now."""
+        ...
+
+    def liveness_counts(self) -> dict[str, int]:
+        """lease_extensions, heartbeats, dead_workers_detected."""
+        ...
+
+
+class _StateCollector(Collector):
+    def __init__(self, state: WorkerState) -> None:
+        self.state = state
+
+    def collect(self) -> Iterator[Metric]:
+        yield GaugeMetricFamily("jetjobs_jobs_in_flight", "Handlers running now", value=self.state.in_flight)
+        counts = self.state.liveness_counts()
+        help_texts: dict[str, str] = {
+            "lease_extensions": "in_progress acks sent to extend leases",
+            "heartbeats": "heartbeats written",
+            "dead_workers_detected": "workers found dead by this process's supervisor",
+        }
+        for name, text in help_texts.items():
+            yield CounterMetricFamily(f"jetjobs_{name}", text, value=counts.get(name, 0))
 
 
 class WorkerMetrics:
@@ -46,19 +78,19 @@ class WorkerMetrics:
             buckets=_BUCKETS,
             registry=r,
         )
-        self.in_flight = Gauge("jetjobs_jobs_in_flight", "Handlers running now", registry=r)
         self.redeliveries = Counter(
             "jetjobs_redeliveries", "Handler runs that were not the first delivery", ["type"], registry=r
         )
-        self.lease_extensions = Counter("jetjobs_lease_extensions", "in_progress acks sent", registry=r)
-        self.heartbeats = Counter("jetjobs_heartbeats", "Heartbeats written", registry=r)
-        self.dead_workers = Counter("jetjobs_dead_workers_detected", "Workers found dead", registry=r)
         self.dlq_depth = Gauge("jetjobs_dlq_depth", "Dead letters stored", registry=r)
         self.pending = Gauge("jetjobs_consumer_pending", "Jobs not yet delivered", ["consumer"], registry=r)
         self.ack_pending = Gauge(
             "jetjobs_consumer_ack_pending", "Jobs delivered, not yet acked", ["consumer"], registry=r
         )
         self._server: Any = None
+
+    def track(self, state: WorkerState) -> None:
+        """Expose counts the worker keeps anyway (read at scrape time, nothing on the job path)."""
+        self.registry.register(_StateCollector(state))
 
     def serve(self, port: int, addr: str = "127.0.0.1") -> int:
         """Serve `/metrics` on `addr:port` (0: any free port) in a thread; return the port."""

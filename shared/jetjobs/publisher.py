@@ -14,6 +14,7 @@ import structlog
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext, api
 
+from jetjobs import telemetry
 from jetjobs.envelope import JOB_DECODER, JOB_ENCODER, Job, Priority, new_job_id, utcnow
 from jetjobs.errors import JobTooLarge
 from jetjobs.ledger import Ledger
@@ -125,9 +126,9 @@ class Publisher:
             )
         all_headers = dict(headers or {})
         all_headers["Nats-Msg-Id"] = job.msg_id
-        ack = await self._publish_retrying(
-            self.topology.job_subject(job.queue, job.priority, job.type), data, all_headers
-        )
+        subject = self.topology.job_subject(job.queue, job.priority, job.type)
+        with telemetry.producer_span(subject, job, all_headers):
+            ack = await self._publish_retrying(subject, data, all_headers)
         if ack.duplicate:
             original = await self.js.get_msg(self.topology.jobs_stream, seq=ack.seq)
             first_id = JOB_DECODER.decode(original.data).id if original.data else job.id

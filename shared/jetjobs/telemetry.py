@@ -152,10 +152,11 @@ def consumer_span(
         yield span
 
 
-def mark_outcome(span: Span | None, outcome: str, error: str | None) -> None:
-    """Record the job's outcome on its consumer span."""
-    if span is None:
+def mark_outcome(outcome: str, error: str | None) -> None:
+    """Record the job's outcome on the current (consumer) span."""
+    if not enabled():
         return
+    span = trace.get_current_span()
     span.set_attribute("jetjobs.job.outcome", outcome)
     if error:
         span.set_status(Status(StatusCode.ERROR, error[:256]))

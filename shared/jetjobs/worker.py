@@ -34,6 +34,7 @@ from jetjobs.execution import Executor
 from jetjobs.heartbeat import Heartbeat
 from jetjobs.lease import LeaseKeeper
 from jetjobs.ledger import Ledger
+from jetjobs.metrics import WorkerMetrics
 from jetjobs.outcome import describe
 from jetjobs.priority import PriorityBuffer
 from jetjobs.publisher import Publisher
@@ -62,6 +63,7 @@ class Worker:
         concurrency: int = 10,
         worker_id: str | None = None,
         supervise: bool = True,
+        metrics_port: int | None = None,
     ) -> None:
         if concurrency < 1:
             raise ConfigError(f"--concurrency must be at least 1, got {concurrency}")
@@ -90,11 +92,22 @@ class Worker:
         self.executor: Executor | None = None
         self.heartbeat: Heartbeat | None = None
         self.supervisor = Supervisor(nc, settings, supervisor_id=self.id) if supervise else None
+        self.metrics = WorkerMetrics()
+        self.metrics.track(self)
+        self.metrics_port = metrics_port
 
     @property
     def in_flight(self) -> int:
         """Jobs running now."""
         return self._running
+
+    def liveness_counts(self) -> dict[str, int]:
+        """Lease extensions, heartbeats and dead workers seen, for the metrics endpoint."""
+        return {
+            "lease_extensions": self.lease.extensions,
+            "heartbeats": self.heartbeat.beats if self.heartbeat else 0,
+            "dead_workers_detected": len(self.supervisor.deaths) if self.supervisor else 0,
+        }
 
     def stop(self) -> None:
         """Begin a graceful shutdown (safe to call more than once)."""
@@ -114,6 +127,7 @@ class Worker:
             lease=self.lease,
             worker_id=self.id,
             concurrency=self.concurrency,
+            metrics=self.metrics,
         )
         subscriptions = [
             (
@@ -149,6 +163,10 @@ class Worker:
             await keeper.start(self.heartbeat.run)
             if self.supervisor is not None:
                 await keeper.start(self.supervisor.run)
+            if self.metrics_port is not None:
+                self.metrics_port = self.metrics.serve(self.metrics_port)
+                keeper.start_soon(self.metrics.refresh_lag, self.js, self.topology, self.queues)
+                log.info("worker.metrics", url=f"http://127.0.0.1:{self.metrics_port}/metrics")
             async with anyio.create_task_group() as jobs:
                 async with anyio.create_task_group() as intake:
                     for priority, sub in subscriptions:
@@ -163,6 +181,7 @@ class Worker:
                         await self._idle.wait()
                 jobs.cancel_scope.cancel()
             keeper.cancel_scope.cancel()
+        self.metrics.close()
         for _, sub in subscriptions:
             await sub.unsubscribe()
         log.info("worker.stopped", worker=self.id, counts=self.executor.counts)
@@ -227,10 +246,16 @@ class Worker:
 
 
 async def run_worker(
-    app: App, nc: NATS, settings: Settings, *, queues: Sequence[str], concurrency: int
+    app: App,
+    nc: NATS,
+    settings: Settings,
+    *,
+    queues: Sequence[str],
+    concurrency: int,
+    metrics_port: int | None = None,
 ) -> None:
     """Run a worker until SIGTERM or SIGINT, then shut it down gracefully."""
-    worker = Worker(app, nc, settings, queues=queues, concurrency=concurrency)
+    worker = Worker(app, nc, settings, queues=queues, concurrency=concurrency, metrics_port=metrics_port)
     async with anyio.create_task_group() as tg:
 
         async def on_signal() -> None:
