@@ -107,14 +107,10 @@ async def test_one_trace_across_three_processes(
     worker_a = start_worker(repo_root, jetjobs_env(settings, OTEL_SERVICE_NAME="stage-a", **otel), "first")
     worker_b = start_worker(repo_root, jetjobs_env(settings, OTEL_SERVICE_NAME="stage-b", **otel), "second")
     try:
-        enqueue = subprocess.run(
+        enqueue = await anyio.run_process(
             [sys.executable, "-m", "jetjobs.cli", "enqueue", "trace.first", '{"item": 42}', "-Q", "first"],
             cwd=repo_root,
             env=jetjobs_env(settings, OTEL_SERVICE_NAME="publisher", **otel),
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=True,
         )
         job_id = json.loads(enqueue.stdout)["id"]
         await anyio.to_thread.run_sync(otlp.wait, trace_complete)
