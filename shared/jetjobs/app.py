@@ -14,6 +14,7 @@ from jetjobs.errors import ConfigError
 
 if TYPE_CHECKING:
     from jetjobs.publisher import Enqueued, Publisher
+    from jetjobs.settings import Settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -43,6 +44,11 @@ class JobContext:
     worker_id: str
     publisher: Publisher
     headers: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def settings(self) -> Settings:
+        """The worker's settings (SMTP, webhook secrets and the like live here, never in payloads)."""
+        return self.publisher.settings
 
     @property
     def id(self) -> str:
