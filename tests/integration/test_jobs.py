@@ -240,3 +240,17 @@ async def test_oversized_publish_fails_at_publisher(nc: NATS, settings: Settings
     publisher = Publisher(nc, settings)
     with pytest.raises(JobTooLarge, match="limit is 262144"):
         await publisher.enqueue("big.job", {"blob": "x" * 300_000})
+
+
+async def test_publish_many_pipelines_and_dedupes(nc: NATS, settings: Settings) -> None:
+    """`publish_many` stores every job once, records `queued`, and reports duplicates by key."""
+    publisher = Publisher(nc, settings)
+    jobs = [publisher.build("bulk.item", {"n": i}, key=f"bulk-{i % 250}") for i in range(300)]
+    results = await publisher.publish_many(jobs, window=64)
+    assert [r.duplicate for r in results] == [False] * 250 + [True] * 50
+    assert [r.id for r in results[250:]] == [j.id for j in jobs[:50]]
+    info = await nc.jetstream().stream_info(Topology(settings).jobs_stream)
+    assert info.state.messages == 250
+    record, _ = await (await ledger_of(nc, settings)).get(jobs[0].id)
+    assert record is not None
+    assert record.state == "queued"
