@@ -75,8 +75,14 @@ async def connect(url: str, settings: NatsSettings, *, name: str = "jetjobs") ->
         ConfigError: the server cannot be reached or refuses the credentials.
     """
     options = connection_options(settings)
+    servers = url.split(",")
+    deadline = settings.connect_timeout * (len(servers) + 1)
     try:
-        return await nats.connect(url.split(","), name=name, **options)
+        # With unlimited reconnects nats-py retries a failed *first* connect forever, too: bound it.
+        with anyio.fail_after(deadline):
+            return await nats.connect(servers, name=name, **options)
+    except TimeoutError:
+        raise ConfigError(f"NATS_URL={url}: cannot connect (no answer within {deadline:g}s)") from None
     except Exception as exc:
         raise ConfigError(f"NATS_URL={url}: cannot connect ({type(exc).__name__}: {exc})") from None
 
