@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -20,8 +19,10 @@ from jetjobs.envelope import JOB_DECODER, JOB_ENCODER, Job, Priority, new_job_id
 from jetjobs.errors import JobTooLarge
 from jetjobs.ledger import Ledger, queued_record
 from jetjobs.outcome import describe
+from jetjobs.schedule import delayed_headers
 from jetjobs.settings import Settings
 from jetjobs.topology import Topology
+from jetjobs.validation import check_payload
 
 log = structlog.get_logger("jetjobs.publisher")
 _STATUS_ENCODER = msgspec.json.Encoder()
@@ -65,7 +66,12 @@ class Publisher:
         job_id: str | None = None,
         replay_of: str | None = None,
     ) -> Job:
-        """Make a validated Job (the same checks a worker applies when decoding one)."""
+        """Make a validated Job (the same checks a worker applies when decoding one).
+
+        Raises:
+            msgspec.ValidationError: an argument breaks the envelope schema.
+            InvalidJob: the job type's payload check refused the payload (jetjobs.validation).
+        """
         body = msgspec.to_builtins(payload) if payload is not None else {}
         raw = {
             "id": job_id or new_job_id(),
@@ -81,7 +87,9 @@ class Publisher:
             "replay_of": replay_of,
         }
         # Round-trip through JSON so that the client sees the worker's validation errors now.
-        return JOB_DECODER.decode(JOB_ENCODER.encode(raw))
+        job = JOB_DECODER.decode(JOB_ENCODER.encode(raw))
+        check_payload(job.type, job.payload)
+        return job
 
     async def enqueue(
         self,
@@ -94,16 +102,19 @@ class Publisher:
         max_attempts: int = 5,
         timeout: float | None = 300.0,
         headers: Mapping[str, str] | None = None,
+        run_at: datetime | None = None,
     ) -> Enqueued:
         """Submit a job and return its id, and whether the stream saw it as a duplicate.
 
         `key` is the idempotency key (the `Nats-Msg-Id`; default the job id): a second submit
         with the same key inside the stream's duplicate window is reported `duplicate=True` with
-        the first job's id and is not run again.
+        the first job's id and is not run again. A future `run_at` makes it a delayed job: the
+        server holds it until then (see jetjobs.schedule).
 
         Raises:
             JobTooLarge: the encoded job exceeds `max_job_bytes`.
             msgspec.ValidationError: an argument breaks the envelope schema.
+            InvalidJob: the job type's payload check refused the payload; nothing is published.
         """
         job = self.build(
             job_type,
@@ -113,6 +124,7 @@ class Publisher:
             key=key,
             max_attempts=max_attempts,
             timeout=timeout,
+            run_at=run_at,
         )
         return await self.publish(job, headers=headers)
 
@@ -123,6 +135,10 @@ class Publisher:
         all_headers = dict(headers or {})
         all_headers["Nats-Msg-Id"] = job.msg_id
         subject = self.topology.job_subject(job.queue, job.priority, job.type)
+        delayed = delayed_headers(job, subject)
+        if delayed is not None:  # held by the server until run_at, then stored on `subject`
+            all_headers.update(delayed)
+            subject = self.topology.delayed_subject(job.id)
         with telemetry.producer_span(subject, job, all_headers):
             ack = await self._publish_retrying(subject, data, all_headers)
         if ack.duplicate:
@@ -179,9 +195,14 @@ class Publisher:
         return results
 
     async def _settle_many(self, jobs: Sequence[Job], acks: list[api.PubAck]) -> list[Enqueued]:
-        """Record `queued` for the new jobs (pipelined, create-only) and name the duplicates."""
+        """Record `queued` for the new jobs and name the duplicates.
+
+        The `queued` entries are create-only writes sent without waiting for replies: the entry is
+        informational (a worker's claim creates it when missing), a refused create means a worker
+        got there first, and nats-py cannot report a refused `publish_async` (its reply handler
+        raises instead of failing the future, which would then never complete).
+        """
         bucket = self.topology.status_bucket
-        pending = []
         results = []
         for job, ack in zip(jobs, acks, strict=True):
             if ack.duplicate:
@@ -190,18 +211,12 @@ class Publisher:
                 results.append(Enqueued(first_id, True, ack.seq))
                 continue
             results.append(Enqueued(job.id, False, ack.seq))
-            pending.append(
-                await self.js.publish_async(
-                    f"$KV.{bucket}.{job.id}",
-                    _STATUS_ENCODER.encode(queued_record(job)),
-                    headers={"Nats-Expected-Last-Subject-Sequence": "0"},
-                )
+            await self.nc.publish(
+                f"$KV.{bucket}.{job.id}",
+                _STATUS_ENCODER.encode(queued_record(job)),
+                headers={"Nats-Expected-Last-Subject-Sequence": "0"},
             )
-        for future in pending:
-            # A refused create means a worker got there first; a lost one only loses the
-            # informational `queued` entry (the claim creates the entry when missing).
-            with contextlib.suppress(Exception):
-                await future
+        await self.nc.flush()
         return results
 
     async def _publish_retrying(self, subject: str, data: bytes, headers: dict[str, str]) -> api.PubAck:
