@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
+import sys
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Sequence
 
@@ -59,3 +62,16 @@ async def running_worker(
             yield worker, outcomes
         finally:
             worker.stop()
+
+
+async def run_jetjobs(settings: Settings, *args: str) -> subprocess.CompletedProcess[bytes]:
+    """Run `python -m jetjobs.cli ARGS...` on `settings`' server and namespace, to its end (≤ 30 s)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_", "OTEL_"))}
+    env |= {
+        "NATS_URL": settings.nats.url or "",
+        "JETJOBS_NAMESPACE": settings.namespace,
+        "JETJOBS_STORAGE": settings.storage,
+        "JETJOBS_ACK_WAIT": str(settings.ack_wait),
+    }
+    with anyio.fail_after(30):
+        return await anyio.run_process([sys.executable, "-m", "jetjobs.cli", *args], env=env, check=False)

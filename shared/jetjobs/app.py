@@ -7,10 +7,12 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import anyio
 import msgspec
 
+from jetjobs.builtins import BUILTIN_TYPES, register_builtins
 from jetjobs.envelope import Job, JobType, Priority
-from jetjobs.errors import ConfigError
+from jetjobs.errors import ConfigError, JobCancelled
 
 if TYPE_CHECKING:
     from jetjobs.publisher import Enqueued, Publisher
@@ -37,6 +39,10 @@ class JobContext:
 
     `id` doubles as the idempotency key for the outside world (an `Idempotency-Key` header, an
     email `Message-ID`): a job may run more than once (see README), it completes at most once.
+
+    `cancelled` is set when an operator cancels the job while it runs (`jetjobs cancel`).
+    Cancellation is cooperative: await `cancelled.wait()` in a task group, or call
+    `check_cancelled()` between steps; whatever the handler then returns, the job stays cancelled.
     """
 
     job: Job
@@ -44,6 +50,7 @@ class JobContext:
     worker_id: str
     publisher: Publisher
     headers: Mapping[str, str] = field(default_factory=dict)
+    cancelled: anyio.Event = field(default_factory=anyio.Event)
 
     @property
     def settings(self) -> Settings:
@@ -59,6 +66,11 @@ class JobContext:
     def type(self) -> str:
         """The job type."""
         return self.job.type
+
+    def check_cancelled(self) -> None:
+        """Raise JobCancelled if the job was cancelled; safe from sync handlers' threads too."""
+        if self.cancelled.is_set():
+            raise JobCancelled(f"job {self.job.id} was cancelled")
 
     async def enqueue(
         self,
@@ -88,11 +100,17 @@ class JobContext:
 
 
 class App:
-    """Job types and their handlers. Workers run an App: `jetjobs worker module:app`."""
+    """Job types and their handlers. Workers run an App: `jetjobs worker module:app`.
 
-    def __init__(self, name: str = "jetjobs") -> None:
+    The built-in types (`email.send`, `webhook.call`, `data.transform`: jetjobs.builtins) are
+    registered unless `builtins=False`.
+    """
+
+    def __init__(self, name: str = "jetjobs", *, builtins: bool = True) -> None:
         self.name = name
         self.handlers: dict[str, Handler] = {}
+        if builtins:
+            register_builtins(self)
 
     def job(self, job_type: str, *, payload: Any = dict[str, Any]) -> Callable[[F], F]:
         """Register a handler `fn(ctx, payload)` for `job_type`; async or sync (run in a thread).
@@ -105,7 +123,9 @@ class App:
         except msgspec.ValidationError as exc:
             raise ConfigError(f"job type {job_type!r} is not valid: {exc}") from None
         if job_type in self.handlers:
-            raise ConfigError(f"job type {job_type!r} is registered twice")
+            builtin = job_type in BUILTIN_TYPES
+            hint = " (it is built in: use another name, or App(builtins=False))" if builtin else ""
+            raise ConfigError(f"job type {job_type!r} is registered twice{hint}")
 
         def register(fn: F) -> F:
             self.handlers[job_type] = Handler(

@@ -66,11 +66,16 @@ class DeadLetters:
             job = JOB_DECODER.decode(record.original)
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             job = None
+        data = record.original
+        if job is not None and job.id != record.job_id:
+            # A recurring schedule's firing: its id came from the delivery (jetjobs.schedule).
+            job = msgspec.structs.replace(job, id=record.job_id)
+            data = _ENCODER.encode(job)
         if job is not None:
             await self.ledger.put(StatusRecord(id=job.id, type=job.type, state="queued", updated_at=utcnow()))
         headers = {k: v for k, v in record.original_headers.items() if not k.startswith("Nats-")}
         headers["Nats-Msg-Id"] = f"requeue:{record.job_id}:{seq}"
-        await self.js.publish(record.original_subject, record.original, headers=headers)
+        await self.js.publish(record.original_subject, data, headers=headers)
         await self.js.delete_msg(self.topology.dlq_stream, seq)
 
     async def purge(self) -> int:

@@ -139,11 +139,23 @@ class JobEvent(msgspec.Struct, kw_only=True, frozen=True):
     at: datetime
 
 
+class CancelRequest(msgspec.Struct, kw_only=True, frozen=True):
+    """Published on `<ns>.control.cancel` (core NATS) after the ledger says `cancelled`.
+
+    The ledger is the truth; this only tells the worker running the job to tell its handler.
+    """
+
+    job_id: str
+    requested_at: datetime
+    reason: str | None = None
+
+
 JOB_ENCODER = msgspec.json.Encoder()
 JOB_DECODER = msgspec.json.Decoder(Job)
 STATUS_DECODER = msgspec.json.Decoder(StatusRecord)
 DEAD_LETTER_DECODER = msgspec.json.Decoder(DeadLetter)
 WORKER_BEAT_DECODER = msgspec.json.Decoder(WorkerBeat)
+CANCEL_REQUEST_DECODER = msgspec.json.Decoder(CancelRequest)
 
 
 def utcnow() -> datetime:

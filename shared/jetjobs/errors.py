@@ -9,7 +9,8 @@ JetJobsError
 ├── ServerError               the embedded nats-server could not start
 └── HandlerOutcome            raised by handlers to choose what happens to the job
     ├── Retry                 run again after `delay` seconds (counts as an attempt)
-    └── Reject                never run again: dead-letter with reason `rejected`
+    ├── Reject                never run again: dead-letter with reason `rejected`
+    └── JobCancelled          raised by `ctx.check_cancelled()`: the job was cancelled, stop now
 ```
 """
 
@@ -59,3 +60,7 @@ class Reject(HandlerOutcome):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class JobCancelled(HandlerOutcome):
+    """The job was cancelled (`jetjobs cancel`) while it ran; its ledger entry says `cancelled`."""

@@ -5,7 +5,8 @@ Order of writes, chosen so that a crash at any point loses nothing and completes
 2. read the ledger: terminal → settle without running; too many deliveries → DLQ `exhausted`;
 3. CAS `running` (attempt n): from here a newer attempt fences this one out;
 4. run the handler under the job's timeout;
-5. CAS the outcome against the `running` revision; only if that wins: ack / nak(delay) / DLQ+term.
+5. CAS the outcome against the `running` revision; only if that wins: ack / nak(delay) / DLQ+term;
+   if it lost to an operator's `cancelled` (see jetjobs.cancel): term, and the entry stays cancelled.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ from jetjobs.lease import LeaseKeeper
 from jetjobs.ledger import Ledger, transition
 from jetjobs.metrics import WorkerMetrics
 from jetjobs.outcome import Dead, JobTimeout, Outcome, RetryLater, Succeeded, classify, describe
-from jetjobs.publisher import Publisher
+from jetjobs.publisher import LEDGER_REVISION_HEADER, Publisher
+from jetjobs.schedule import fired_job
 from jetjobs.settings import Settings
 
 log = structlog.get_logger("jetjobs.worker")
@@ -74,6 +76,9 @@ class Executor:
         self.threads = anyio.CapacityLimiter(concurrency)
         self.counts: dict[str, int] = {}
         self.listeners: list[Callable[[str, str], None]] = []
+        self.running: dict[str, JobContext] = {}
+        # Cancels that arrived for jobs not running here (yet): checked when a handler starts.
+        self._cancels: dict[str, None] = {}
 
     def _count(self, outcome: str, job_id: str, job_type: str = "-", error: str | None = None) -> None:
         """Tally an ending (succeeded, retried, dead, invalid, skipped, ...): counts, metrics, span."""
@@ -92,7 +97,19 @@ class Executor:
         """
         if len(msg.data) > self.settings.max_job_bytes:
             raise InvalidJob(f"job is {len(msg.data)} bytes; the limit is {self.settings.max_job_bytes}")
-        return decode_job(msg.data)
+        # A recurring schedule fires the same body each time: each firing gets its own job id.
+        return fired_job(decode_job(msg.data), msg.headers, msg.metadata.sequence.stream)
+
+    def cancel_running(self, job_id: str) -> bool:
+        """Tell the handler running `job_id` here, if any, that its job was cancelled."""
+        ctx = self.running.get(job_id)
+        if ctx is None:
+            self._cancels[job_id] = None
+            while len(self._cancels) > 1024:
+                del self._cancels[next(iter(self._cancels))]
+            return False
+        ctx.cancelled.set()
+        return True
 
     def resolve(self, msg: Msg, job: Job) -> tuple[Handler, Any]:
         """Find the job's handler and convert its payload.
@@ -178,8 +195,8 @@ class Executor:
             error, result, attempt=attempt, max_attempts=job.max_attempts, settings=self.settings
         )
         elapsed = time.monotonic() - started
-        await self._settle(msg, job, attempt, running, outcome)
-        label = type(outcome).__name__.lower()
+        settled = await self._settle(msg, job, attempt, running, outcome)
+        label = settled or type(outcome).__name__.lower()
         if self.metrics is not None:
             self.metrics.duration.labels(job.type, label).observe(elapsed)
         log.info(
@@ -193,6 +210,15 @@ class Executor:
 
     async def _claim(self, msg: Msg, job: Job, attempt: int) -> int | None:
         """Record `running` for this attempt; None when the job must not run (already settled)."""
+        hint = (msg.headers or {}).get(LEDGER_REVISION_HEADER, "")
+        if attempt == 1 and hint.isdigit():
+            # First delivery of a job the publisher recorded `queued`: claim without reading. If
+            # anything changed since (a cancel, a requeue), the compare-and-set fails: read below.
+            claimed = await self.ledger.write(
+                transition(job, "running", attempt=attempt, worker=self.worker_id), int(hint)
+            )
+            if claimed is not None:
+                return claimed
         for _ in range(_CLAIM_TRIES):
             record, revision = await self.ledger.get(job.id)
             if record is not None and record.state in TERMINAL_STATES:
@@ -231,12 +257,20 @@ class Executor:
             headers=dict(msg.headers or {}),
         )
         scope = anyio.move_on_after(job.timeout) if job.timeout else nullcontext()
-        with scope:
-            if handler.is_async:
-                return await handler.fn(ctx, payload)
-            return await anyio.to_thread.run_sync(
-                handler.fn, ctx, payload, abandon_on_cancel=True, limiter=self.threads
-            )
+        self.running[job.id] = ctx
+        if job.id in self._cancels:  # the cancel arrived between the claim and now
+            del self._cancels[job.id]
+            ctx.cancelled.set()
+        try:
+            with scope:
+                if handler.is_async:
+                    return await handler.fn(ctx, payload)
+                return await anyio.to_thread.run_sync(
+                    handler.fn, ctx, payload, abandon_on_cancel=True, limiter=self.threads
+                )
+        finally:
+            if self.running.get(job.id) is ctx:
+                del self.running[job.id]
         # Only reached when the timeout cancelled the handler.
         raise JobTimeout(f"handler ran longer than the job's timeout of {job.timeout}s")
 
@@ -250,7 +284,8 @@ class Executor:
             return {"truncated": True, "bytes": size}
         return builtins
 
-    async def _settle(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Outcome) -> None:
+    async def _settle(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Outcome) -> str | None:
+        """Record the outcome and settle the delivery; returns `cancelled`/`fenced` if the CAS lost."""
         match outcome:
             case Succeeded(result):
                 record = transition(
@@ -268,10 +303,10 @@ class Executor:
                 await self._finish(msg, "nak", delay)
                 self._count("retried", job.id, job.type, error)
             case Dead():
-                await self._die(msg, job, attempt, revision, outcome)
+                return await self._die(msg, job, attempt, revision, outcome)
         return None
 
-    async def _die(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Dead) -> None:
+    async def _die(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Dead) -> str | None:
         record = transition(
             job,
             "dead",
@@ -296,7 +331,7 @@ class Executor:
                 msg, job, record.attempt, record.dead_reason or "exhausted", record.error or ""
             )
         await self._finish(msg, "ack" if record.state == "succeeded" else "term")
-        self._count("skipped", job.id, job.type)
+        self._count("cancelled" if record.state == "cancelled" else "skipped", job.id, job.type)
         log.info("job.already_finished", state=record.state, delivery=attempt)
 
     async def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
@@ -309,10 +344,18 @@ class Executor:
         except Exception as exc:
             log.warning("job.announce_failed", error=describe(exc))
 
-    async def _fenced(self, msg: Msg, job: Job) -> None:
+    async def _fenced(self, msg: Msg, job: Job) -> str:
+        record, _ = await self.ledger.get(job.id)
+        if record is not None and record.state == "cancelled":
+            # Cancelled while it ran: the entry stays `cancelled`, and the job is never redelivered.
+            await self._finish(msg, "term")
+            self._count("cancelled", job.id, job.type)
+            log.info("job.cancelled", reason="cancelled while running; result not recorded")
+            return "cancelled"
         self.lease.release(msg)
         self._count("fenced", job.id, job.type)
         log.warning("job.fenced", reason="a newer attempt owns this job; result not recorded")
+        return "fenced"
 
     async def _dead_letter(self, msg: Msg, job: Job | None, attempt: int, reason: Any, error: str) -> None:
         seq = msg.metadata.sequence.stream

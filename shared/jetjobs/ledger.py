@@ -13,19 +13,36 @@ import msgspec
 import nats.js.errors
 from nats.js.kv import KeyValue
 
+from jetjobs.acks import Requester, WrongLastSequence
 from jetjobs.envelope import STATUS_DECODER, DeadReason, Job, JobState, StatusRecord, utcnow
 
 _ENCODER = msgspec.json.Encoder()
 
 
 class Ledger:
-    """Reads and compare-and-set writes of job status records."""
+    """Reads and compare-and-set writes of job status records.
 
-    def __init__(self, kv: KeyValue) -> None:
+    With a `Requester` (the worker's and publisher's hot path) reads are direct gets and writes are
+    pipelined publishes with msgspec-decoded acks; without one, nats-py's KeyValue API is used.
+    """
+
+    def __init__(self, kv: KeyValue, *, requester: Requester | None = None, bucket: str = "") -> None:
         self.kv = kv
+        self.requester = requester if bucket else None
+        self._stream = f"KV_{bucket}"
+        self._prefix = f"$KV.{bucket}."
 
     async def get(self, job_id: str) -> tuple[StatusRecord | None, int]:
         """The job's record and its revision; `(None, 0)` when the job has no entry."""
+        if self.requester is not None:
+            msg = await self.requester.direct_get_last(self._stream, self._prefix + job_id)
+            if msg is None:
+                return None, 0
+            headers = msg.headers or {}
+            revision = int(headers.get("Nats-Sequence", "0"))
+            if not msg.data or headers.get("KV-Operation") in ("DEL", "PURGE"):
+                return None, revision
+            return STATUS_DECODER.decode(msg.data), revision
         try:
             entry = await self.kv.get(job_id)
         except nats.js.errors.KeyNotFoundError:
@@ -40,6 +57,16 @@ class Ledger:
         Returns:
             The new revision, or None when someone else changed the entry first.
         """
+        if self.requester is not None:
+            try:
+                ack = await self.requester.publish(
+                    self._prefix + record.id,
+                    _ENCODER.encode(record),
+                    {"Nats-Expected-Last-Subject-Sequence": str(revision)},
+                )
+            except WrongLastSequence:
+                return None
+            return ack.seq
         try:
             return await self.kv.update(record.id, _ENCODER.encode(record), last=revision)
         except nats.js.errors.KeyWrongLastSequenceError:
@@ -48,6 +75,17 @@ class Ledger:
     async def put(self, record: StatusRecord) -> int:
         """Store `record` unconditionally (operator actions: requeue, cancel)."""
         return await self.kv.put(record.id, _ENCODER.encode(record))
+
+    async def discard(self, job_id: str, revision: int) -> None:
+        """Delete the entry if it is still at `revision` (a `queued` entry for a duplicate submit)."""
+        headers = {"KV-Operation": "DEL", "Nats-Expected-Last-Subject-Sequence": str(revision)}
+        try:
+            if self.requester is not None:
+                await self.requester.publish(self._prefix + job_id, b"", headers)
+            else:
+                await self.kv.delete(job_id, last=revision)
+        except (WrongLastSequence, nats.js.errors.KeyWrongLastSequenceError):
+            pass
 
     async def record_queued(self, job: Job) -> None:
         """Create the `queued` entry of a newly published job; never overwrites an existing one."""

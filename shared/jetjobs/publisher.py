@@ -12,9 +12,10 @@ import nats.errors
 import nats.js.errors
 import structlog
 from nats.aio.client import Client as NATS
-from nats.js import JetStreamContext, api
+from nats.js import JetStreamContext
 
 from jetjobs import telemetry
+from jetjobs.acks import NoStream, Requester, StreamAck
 from jetjobs.envelope import JOB_DECODER, JOB_ENCODER, Job, Priority, new_job_id, utcnow
 from jetjobs.errors import JobTooLarge
 from jetjobs.ledger import Ledger, queued_record
@@ -25,7 +26,8 @@ from jetjobs.topology import Topology
 from jetjobs.validation import check_payload
 
 log = structlog.get_logger("jetjobs.publisher")
-_STATUS_ENCODER = msgspec.json.Encoder()
+# The revision of the job's `queued` ledger entry, so the first claim needs no read.
+LEDGER_REVISION_HEADER = "Jetjobs-Ledger-Revision"
 
 
 class Enqueued(msgspec.Struct, frozen=True):
@@ -45,11 +47,16 @@ class Publisher:
         self.settings = settings
         self.topology = topology or Topology(settings)
         self._ledger: Ledger | None = None
+        self.requester = Requester(nc)
 
     async def _ready(self, queue: str) -> Ledger:
         await self.topology.ensure_queue(self.js, queue)
         if self._ledger is None:
-            self._ledger = Ledger(await self.topology.status_kv(self.js))
+            self._ledger = Ledger(
+                await self.topology.status_kv(self.js),
+                requester=self.requester,
+                bucket=self.topology.status_bucket,
+            )
         return self._ledger
 
     def build(
@@ -134,6 +141,11 @@ class Publisher:
         data = self._encode(job)
         all_headers = dict(headers or {})
         all_headers["Nats-Msg-Id"] = job.msg_id
+        # The `queued` entry goes first, and its revision rides along, so the worker's claim is a
+        # single compare-and-set on the first delivery (no read).
+        revision = await self._record_queued(ledger, job)
+        if revision:
+            all_headers[LEDGER_REVISION_HEADER] = str(revision)
         subject = self.topology.job_subject(job.queue, job.priority, job.type)
         delayed = delayed_headers(job, subject)
         if delayed is not None:  # held by the server until run_at, then stored on `subject`
@@ -142,17 +154,28 @@ class Publisher:
         with telemetry.producer_span(subject, job, all_headers):
             ack = await self._publish_retrying(subject, data, all_headers)
         if ack.duplicate:
-            original = await self.js.get_msg(self.topology.jobs_stream, seq=ack.seq)
-            first_id = JOB_DECODER.decode(original.data).id if original.data else job.id
-            return Enqueued(first_id, True, ack.seq)
-        try:
-            await ledger.record_queued(job)
-        except Exception as exc:
-            # The job is stored and will run; raising now would make a caller submit it again. The
-            # `queued` entry is informational (the worker's claim creates the entry if missing), and
-            # can fail alone when the status bucket is electing a leader after a node loss.
-            log.warning("publish.queued_record_failed", job_id=job.id, error=describe(exc))
+            return await self._duplicate(ledger, job, revision, ack.seq)
         return Enqueued(job.id, False, ack.seq)
+
+    async def _record_queued(self, ledger: Ledger, job: Job) -> int | None:
+        """Create the job's `queued` entry; None if it exists or cannot be written now.
+
+        The entry is informational (the worker's claim creates it when missing): a status bucket
+        electing a leader after a node loss must not stop a submission.
+        """
+        try:
+            return await ledger.write(queued_record(job), 0)
+        except Exception as exc:
+            log.warning("publish.queued_record_failed", job_id=job.id, error=describe(exc))
+            return None
+
+    async def _duplicate(self, ledger: Ledger, job: Job, revision: int | None, seq: int) -> Enqueued:
+        """The stream already had this key: drop our `queued` entry and name the first job."""
+        if revision:
+            await ledger.discard(job.id, revision)
+        original = await self.js.get_msg(self.topology.jobs_stream, seq=seq)
+        first_id = JOB_DECODER.decode(original.data).id if original.data else job.id
+        return Enqueued(first_id, True, seq)
 
     def _encode(self, job: Job) -> bytes:
         data = JOB_ENCODER.encode(job)
@@ -170,56 +193,45 @@ class Publisher:
         The same guarantees as `publish` (dedup by message id, `queued` ledger entries), at a
         fraction of the round trips. A publish whose ack times out is retried alone.
         """
+        ledger = None
         for queue in {job.queue for job in jobs}:
-            await self._ready(queue)
+            ledger = await self._ready(queue)
+        assert ledger is not None or not jobs
         results: list[Enqueued] = []
         for start in range(0, len(jobs), window):
             chunk = jobs[start : start + window]
-            futures = []
-            for job in chunk:
-                data = self._encode(job)
-                headers = {"Nats-Msg-Id": job.msg_id}
-                subject = self.topology.job_subject(job.queue, job.priority, job.type)
-                with telemetry.producer_span(subject, job, headers):
-                    futures.append(await self.js.publish_async(subject, data, headers=headers))
-            acks: list[api.PubAck] = []
-            for job, future in zip(chunk, futures, strict=True):
-                try:
-                    acks.append(await future)
-                except (TimeoutError, nats.errors.TimeoutError):
+            revisions: list[int | None] = [None] * len(chunk)
+            acks: list[StreamAck | None] = [None] * len(chunk)
+            async with anyio.create_task_group() as tg:
+                for i, job in enumerate(chunk):
+                    tg.start_soon(self._record_at, ledger, job, revisions, i)
+            async with anyio.create_task_group() as tg:
+                for i, job in enumerate(chunk):
+                    headers = {"Nats-Msg-Id": job.msg_id}
+                    if revisions[i]:
+                        headers[LEDGER_REVISION_HEADER] = str(revisions[i])
                     subject = self.topology.job_subject(job.queue, job.priority, job.type)
-                    acks.append(
-                        await self._publish_retrying(subject, self._encode(job), {"Nats-Msg-Id": job.msg_id})
-                    )
-            results.extend(await self._settle_many(chunk, acks))
+                    with telemetry.producer_span(subject, job, headers):
+                        tg.start_soon(self._publish_at, subject, self._encode(job), headers, acks, i)
+            for i, job in enumerate(chunk):
+                ack = acks[i]
+                assert ack is not None
+                assert ledger is not None
+                if ack.duplicate:
+                    results.append(await self._duplicate(ledger, job, revisions[i], ack.seq))
+                else:
+                    results.append(Enqueued(job.id, False, ack.seq))
         return results
 
-    async def _settle_many(self, jobs: Sequence[Job], acks: list[api.PubAck]) -> list[Enqueued]:
-        """Record `queued` for the new jobs and name the duplicates.
+    async def _record_at(self, ledger: Any, job: Job, revisions: list[int | None], i: int) -> None:
+        revisions[i] = await self._record_queued(ledger, job)
 
-        The `queued` entries are create-only writes sent without waiting for replies: the entry is
-        informational (a worker's claim creates it when missing), a refused create means a worker
-        got there first, and nats-py cannot report a refused `publish_async` (its reply handler
-        raises instead of failing the future, which would then never complete).
-        """
-        bucket = self.topology.status_bucket
-        results = []
-        for job, ack in zip(jobs, acks, strict=True):
-            if ack.duplicate:
-                original = await self.js.get_msg(self.topology.jobs_stream, seq=ack.seq)
-                first_id = JOB_DECODER.decode(original.data).id if original.data else job.id
-                results.append(Enqueued(first_id, True, ack.seq))
-                continue
-            results.append(Enqueued(job.id, False, ack.seq))
-            await self.nc.publish(
-                f"$KV.{bucket}.{job.id}",
-                _STATUS_ENCODER.encode(queued_record(job)),
-                headers={"Nats-Expected-Last-Subject-Sequence": "0"},
-            )
-        await self.nc.flush()
-        return results
+    async def _publish_at(
+        self, subject: str, data: bytes, headers: dict[str, str], acks: list[StreamAck | None], i: int
+    ) -> None:
+        acks[i] = await self._publish_retrying(subject, data, headers)
 
-    async def _publish_retrying(self, subject: str, data: bytes, headers: dict[str, str]) -> api.PubAck:
+    async def _publish_retrying(self, subject: str, data: bytes, headers: dict[str, str]) -> StreamAck:
         """Publish until acknowledged, for up to `publish_retry_for` seconds.
 
         Retrying is safe because the message id is the same: if an earlier try was stored but its
@@ -229,13 +241,12 @@ class Publisher:
         delay = 0.05
         while True:
             try:
-                return await self.js.publish(subject, data, headers=headers, stream=self.topology.jobs_stream)
+                return await self.requester.publish(subject, data, headers)
             except (
-                nats.errors.TimeoutError,
+                TimeoutError,
+                NoStream,
                 nats.errors.ConnectionClosedError,
                 nats.errors.ConnectionReconnectingError,
-                nats.js.errors.NoStreamResponseError,
-                nats.js.errors.ServiceUnavailableError,
             ) as exc:
                 if anyio.current_time() + delay > deadline:
                     raise

@@ -12,7 +12,17 @@ from typing import Any
 
 import msgspec
 
-from jetjobs.envelope import DeadLetter, Job, JobEvent, StatusRecord, WorkerBeat, WorkerDied
+from jetjobs.builtins import PAYLOADS
+from jetjobs.builtins.payloads import DataTransform, EmailSend, Filter, Map, Rename, Select, WebhookCall
+from jetjobs.envelope import (
+    CancelRequest,
+    DeadLetter,
+    Job,
+    JobEvent,
+    StatusRecord,
+    WorkerBeat,
+    WorkerDied,
+)
 
 _WHEN = datetime(2026, 11, 30, 8, 0, 0, tzinfo=UTC)
 
@@ -63,7 +73,38 @@ SCHEMAS: dict[str, Any] = {
     "worker_beat.schema.json": WorkerBeat,
     "worker_died.schema.json": WorkerDied,
     "job_event.schema.json": JobEvent,
+    "cancel_request.schema.json": CancelRequest,
 }
+
+# The payloads of the built-in job types (jetjobs.builtins): `payloads/<type>.schema.json`, and an
+# example of each under `examples/payloads/<type>.json`.
+PAYLOAD_EXAMPLES: dict[str, msgspec.Struct] = {
+    "email.send": EmailSend(
+        to=["Ada Lovelace <ada@example.com>"],
+        cc=["grace@example.com"],
+        bcc=["audit@example.com"],
+        subject="Your receipt for order 1001",
+        text="Thank you for your order.",
+        html="<p>Thank you for your order.</p>",
+    ),
+    "webhook.call": WebhookCall(
+        url="https://hooks.example.com/orders",
+        headers={"X-Source": "shop"},
+        body={"order_id": 1001, "status": "paid"},
+        timeout=10.0,
+    ),
+    "data.transform": DataTransform(
+        data={"people": [{"name": "Ada", "age": 36, "address": {"city": "London"}}]},
+        steps=[
+            Select("people"),
+            Filter("age > `30`"),
+            Map("{name: name, city: address.city}"),
+            Rename({"name": "fullName"}),
+        ],
+    ),
+}
+SCHEMAS.update({f"payloads/{job_type}.schema.json": struct for job_type, struct in PAYLOADS.items()})
+EXAMPLES.update({f"payloads/{job_type}.json": example for job_type, example in PAYLOAD_EXAMPLES.items()})
 
 
 def render() -> dict[str, str]:

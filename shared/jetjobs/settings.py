@@ -2,7 +2,8 @@
 
 Every setting has an environment variable `JETJOBS_<NAME>` (upper case); the connection uses the
 standard `NATS_*` variables. A wrong key or value fails at start with a ConfigError that names the
-variable and says what is expected.
+variable and says what is expected. The sections of the built-in job types (`smtp`, `webhook`) read
+`JETJOBS_<SECTION>_<NAME>` (lists comma-separated) and `[section]` tables of the TOML file.
 """
 
 from __future__ import annotations
@@ -11,9 +12,10 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import msgspec
+import msgspec.inspect
 
 from jetjobs.errors import ConfigError
 
@@ -34,6 +36,42 @@ class NatsSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
     tls_key: str | None = None
     connect_timeout: Seconds = 5.0
     store_dir: str | None = None
+
+
+class SmtpSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """The mail server of the built-in `email.send` jobs. Credentials live here, never in payloads."""
+
+    host: str = "localhost"
+    # None: the usual port of the TLS mode (587 STARTTLS, 465 implicit TLS, 25 plain).
+    port: Annotated[int, msgspec.Meta(ge=1, le=65535)] | None = None
+    tls: Literal["starttls", "tls", "none"] = "starttls"
+    username: str | None = None
+    password: str | None = None
+    # The From address when a payload gives none.
+    sender: str | None = None
+    # The right-hand side of Message-IDs (`<job id@domain>`, default `jetjobs`) and the EHLO name.
+    domain: str | None = None
+    # A CA bundle to verify the server with, instead of the system's.
+    ca_file: str | None = None
+    timeout: Seconds = 30.0
+
+
+class WebhookSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
+    """Outbound HTTP of the built-ins (`webhook.call`, `data.transform` URLs): signing and targets.
+
+    Internal addresses (loopback, private, link-local, cloud metadata) are refused unless a host,
+    address or network in `allow_hosts` names them; `deny_hosts` refuses targets in any case.
+    """
+
+    # HMAC-SHA256 key of the `X-Jetjobs-Signature` header; None: requests are not signed.
+    secret: str | None = None
+    allow_hosts: tuple[str, ...] = ()
+    deny_hosts: tuple[str, ...] = ()
+    timeout: Seconds = 10.0
+    # A `Retry-After` longer than this is cut to it.
+    max_retry_after: Seconds = 3600.0
+    # The largest response body read (a `data.transform` input).
+    max_response_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 16 * 1024 * 1024
 
 
 class Settings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
@@ -65,6 +103,9 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=
     heartbeat_ttl: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 3
     # How long a publisher keeps retrying an unacknowledged publish (server restart, failover).
     publish_retry_for: Annotated[float, msgspec.Meta(ge=0)] = 30.0
+    # The built-in job types (jetjobs.builtins).
+    smtp: SmtpSettings = SmtpSettings()
+    webhook: WebhookSettings = WebhookSettings()
 
     def __post_init__(self) -> None:
         if self.backoff_max < self.backoff_base:
@@ -88,6 +129,48 @@ _NATS_ENV = {
 _PREFIX = "JETJOBS_"
 # Variables with the prefix that are not settings (read elsewhere).
 _NOT_SETTINGS = {"JETJOBS_CONFIG"}
+# Nested sections: `JETJOBS_<SECTION>_<FIELD>` variables, or a `[section]` table in the TOML file.
+_SECTIONS: dict[str, type[msgspec.Struct]] = {"smtp": SmtpSettings, "webhook": WebhookSettings}
+_SECTION_ENV = {
+    f"{section}_{field}".upper(): (section, field)
+    for section, struct in _SECTIONS.items()
+    for field in struct.__struct_fields__
+}
+
+
+def _list_fields(struct: type[msgspec.Struct]) -> set[str]:
+    info = msgspec.inspect.type_info(struct)
+    assert isinstance(info, msgspec.inspect.StructType)
+    return {f.name for f in info.fields if isinstance(f.type, msgspec.inspect.VarTupleType)}
+
+
+# Fields given as comma-separated lists in a variable (`JETJOBS_WEBHOOK_ALLOW_HOSTS=a,b`).
+_LIST_FIELDS = {(section, field) for section, struct in _SECTIONS.items() for field in _list_fields(struct)}
+
+
+def _section_tables(raw: dict[str, Any], config_path: str | None) -> dict[str, dict[str, Any]]:
+    """Take the `[smtp]`, `[webhook]`... tables out of the TOML data, checking that they are tables."""
+    tables: dict[str, dict[str, Any]] = {}
+    for section in _SECTIONS:
+        table = raw.pop(section, None) or {}
+        if not isinstance(table, dict):
+            raise ConfigError(
+                f"JETJOBS_CONFIG={config_path}: `{section}` must be a [{section}] table, not {table!r}"
+            )
+        tables[section] = dict(table)
+    return tables
+
+
+def _assign(raw: dict[str, Any], sections: dict[str, dict[str, Any]], field: str, value: str) -> None:
+    """Put the value of `JETJOBS_<FIELD>` where it belongs: top level, or its section."""
+    if field not in _SECTION_ENV:
+        raw[field.lower()] = value
+        return
+    section, key = _SECTION_ENV[field]
+    if (section, key) in _LIST_FIELDS:
+        sections[section][key] = [item.strip() for item in value.split(",") if item.strip()]
+    else:
+        sections[section][key] = value
 
 
 def _env_name(path: str) -> str:
@@ -99,6 +182,10 @@ def _env_name(path: str) -> str:
         for env, field in _NATS_ENV.items():
             if field == parts[1]:
                 return env
+    if parts[0] in _SECTIONS:
+        if len(parts) == 1:  # an unknown key: only the TOML file can put one into a section
+            return f"[{parts[0]}] in JETJOBS_CONFIG"
+        return f"{_PREFIX}{parts[0].upper()}_{parts[1].split('[')[0].upper()}"
     return _PREFIX + parts[0].upper()
 
 
@@ -122,7 +209,9 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
     if not isinstance(nats_table, dict):
         raise ConfigError(f"JETJOBS_CONFIG={config_path}: `nats` must be a [nats] table, not {nats_table!r}")
     nats: dict[str, Any] = dict(nats_table)
-    known = {field.upper() for field in Settings.__struct_fields__ if field != "nats"}
+    sections = _section_tables(raw, config_path)
+    known = {field.upper() for field in Settings.__struct_fields__ if field not in ("nats", *_SECTIONS)}
+    known |= _SECTION_ENV.keys()
     for name, value in env.items():
         if name in _NATS_ENV and value != "":
             nats[_NATS_ENV[name]] = value
@@ -133,9 +222,11 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
                     f"{name} is not a jetjobs setting; known settings: "
                     + ", ".join(sorted(_PREFIX + k for k in known))
                 )
-            raw[field.lower()] = value
+            _assign(raw, sections, field, value)
     raw.update(overrides)
     raw["nats"] = nats
+    # An override of a whole section (`smtp=SmtpSettings(...)`) wins over its variables.
+    raw.update({section: table for section, table in sections.items() if section not in overrides})
     try:
         return msgspec.convert(raw, Settings, strict=False)
     except msgspec.ValidationError as exc:

@@ -8,8 +8,10 @@ announces a WorkerDied event (log line, listeners, `<ns>.events.worker.died`).
 
 Any number of supervisors may run (every worker runs one by default, `jetjobs supervisor` runs one
 alone); one acts at a time, elected by holding the `leader` key of the bucket (create-if-absent,
-renewed by compare-and-set, expiring with the same TTL as heartbeats). Deaths seen while not
-leader are kept, so a new leader recovers the old leader's own jobs too.
+renewed by compare-and-set, expiring with the same TTL as heartbeats). Whoever sees a heartbeat
+expire records the death in the bucket (`dead.<id>.<last beat>`, holding that beat); the leader claims
+each record by deleting it with compare-and-set, then recovers. So a death seen only by the losers
+of an election, or while the leader itself was dying, is still recovered, and recovered once.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ log = structlog.get_logger("jetjobs.supervisor")
 
 _ENCODER = msgspec.json.Encoder()
 LEADER_KEY = "leader"
+DEATH_PREFIX = "dead."
+# The server's "wrong last sequence" errors: a compare-and-set lost to another writer.
+_WRONG_LAST_SEQUENCE = (10071, 10164)
 
 
 class Supervisor:
@@ -50,7 +55,7 @@ class Supervisor:
         self.alive: dict[str, WorkerBeat] = {}
         self.deaths: list[WorkerDied] = []
         self.listeners: list[Callable[[WorkerDied], None]] = []
-        self._unrecovered: list[WorkerBeat] = []
+        self._unrecovered: dict[str, tuple[WorkerBeat, int]] = {}  # death record key: beat, revision
         self._leadership_changed = anyio.Event()
         self._kv: KeyValue | None = None
         self._ledger: Ledger | None = None
@@ -60,7 +65,7 @@ class Supervisor:
         await self.topology.ensure_base(self.js)
         self._kv = await self.topology.workers_kv(self.js)
         self._ledger = Ledger(await self.topology.status_kv(self.js))
-        watcher = await self._kv.watch("workers.>")
+        watcher = await self._kv.watch(">")  # heartbeats, death records (and the leader key)
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._campaign)
@@ -75,31 +80,73 @@ class Supervisor:
                 await self._resign()
 
     async def _on_entry(self, entry: KeyValue.Entry) -> None:
+        if entry.key.startswith(DEATH_PREFIX):
+            if entry.operation is None and entry.value:
+                self._unrecovered[entry.key] = (WORKER_BEAT_DECODER.decode(entry.value), entry.revision or 0)
+                if self.is_leader:
+                    await self._recover_all()
+            else:  # claimed by a leader, or expired unclaimed
+                self._unrecovered.pop(entry.key, None)
+            return
+        if not entry.key.startswith("workers."):
+            return
         worker_id = entry.key.removeprefix("workers.")
         if entry.operation is None and entry.value:
             self.alive[worker_id] = WORKER_BEAT_DECODER.decode(entry.value)
             return
         beat = self.alive.pop(worker_id, None)
-        if entry.operation == "DEL" or beat is None:
+        if entry.operation == "DEL":
             log.info("worker.left", worker=worker_id)
             return
+        if beat is None:  # expired before this supervisor saw it; one that saw it records it
+            return
         # PURGE: the server's delete marker for an expired heartbeat. The worker is dead or hung.
-        self._unrecovered.append(beat)
-        if self.is_leader:
-            await self._recover_all()
+        await self._record_death(beat)
+
+    async def _record_death(self, beat: WorkerBeat) -> None:
+        """Record the death for the leader, present or future; the first observer's write wins.
+
+        The key names the last beat, so that every observer writes the same one; it is written
+        only if the subject never had a message, so a record a leader has already claimed
+        (deleted) is not written again by a slower observer (`KeyValue.create` would).
+        """
+        key = f"{DEATH_PREFIX}{beat.id}.{round(beat.beat_at.timestamp() * 1e6)}"
+        try:
+            await self.js.publish(
+                f"$KV.{self.topology.workers_bucket}.{key}",
+                _ENCODER.encode(beat),
+                msg_ttl=int(self.settings.ack_wait) + 60,
+                headers={"Nats-Expected-Last-Subject-Sequence": "0"},
+            )
+        except nats.js.errors.APIError as exc:
+            if exc.err_code not in _WRONG_LAST_SEQUENCE:
+                log.warning("supervisor.record_death_failed", worker=beat.id, error=describe(exc))
+        except Exception as exc:  # disconnected: the dead worker's jobs come back after ack_wait
+            log.warning("supervisor.record_death_failed", worker=beat.id, error=describe(exc))
 
     async def _recover_all(self) -> None:
+        assert self._kv is not None
         horizon = utcnow() - timedelta(seconds=self.settings.ack_wait)
-        pending, self._unrecovered = self._unrecovered, []
-        for beat in pending:
+        for key, (beat, revision) in list(self._unrecovered.items()):
+            try:  # claim the record: only one leader recovers a death, even across an election
+                await self._kv.delete(key, last=revision)
+            except nats.js.errors.APIError as exc:
+                if exc.err_code not in _WRONG_LAST_SEQUENCE:
+                    log.warning("supervisor.claim_failed", worker=beat.id, error=describe(exc))
+                    continue
+                self._unrecovered.pop(key, None)  # another leader claimed it
+                continue
+            except Exception as exc:
+                log.warning("supervisor.claim_failed", worker=beat.id, error=describe(exc))
+                continue
+            self._unrecovered.pop(key, None)
             # Past ack_wait JetStream has redelivered by itself; a NAK now could hit a new holder.
-            if beat.beat_at >= horizon:
-                await self._recover(beat)
+            await self._recover(beat, nak=beat.beat_at >= horizon)
 
-    async def _recover(self, beat: WorkerBeat) -> None:
+    async def _recover(self, beat: WorkerBeat, *, nak: bool = True) -> None:
         assert self._ledger is not None
         job_ids = []
-        for held in beat.in_flight:
+        for held in beat.in_flight if nak else ():
             try:
                 await self.nc.publish(held.reply, b"-NAK")
             except Exception as exc:
@@ -115,7 +162,7 @@ class Supervisor:
             pid=beat.pid,
             last_beat_at=beat.beat_at,
             detected_at=utcnow(),
-            recovered=len(beat.in_flight),
+            recovered=len(beat.in_flight) if nak else 0,
             job_ids=job_ids,
             supervisor=self.id,
         )

@@ -9,7 +9,11 @@ All names derive from `Settings.namespace`, so two namespaces never share anythi
 | consumers         | `<ns>_<queue>_<priority>` on JOBS      | filter `<ns>.jobs.<queue>.<priority>.>`    |
 | status ledger     | KV bucket `<ns>_status`                | key = job id                               |
 | heartbeats        | KV bucket `<ns>_workers`               | keys `workers.<id>`, `leader` (per-key TTL)|
+| large results     | object store `<ns>_results`            | key `<job id>.json` (data.transform)       |
 | events            | core NATS (not stored)                 | `<ns>.events.<event>`                      |
+| schedules         | messages in `<NS>_JOBS` (ADR-51)       | `<ns>.schedules.<name>`                    |
+| delayed jobs      | messages in `<NS>_JOBS` (ADR-51)       | `<ns>.schedules.at.<job id>`               |
+| control           | core NATS (not stored)                 | `<ns>.control.<action>` (e.g. `cancel`)    |
 
 Provisioning is idempotent: an object that exists with our configuration is reused; one that
 exists with a different configuration raises TopologyConflict naming every difference.
@@ -22,6 +26,7 @@ from typing import Any
 import nats.js.errors
 from nats.js import JetStreamContext, api
 from nats.js.kv import KeyValue
+from nats.js.object_store import ObjectStore
 
 from jetjobs.envelope import PRIORITIES, Priority
 from jetjobs.errors import TopologyConflict
@@ -42,6 +47,7 @@ class Topology:
         self.dlq_stream = f"{ns.upper()}_DLQ"
         self.status_bucket = f"{ns}_status"
         self.workers_bucket = f"{ns}_workers"
+        self.results_bucket = f"{ns}_results"
         self._ensured_queues: set[str] = set()
         self._base_ready = False
 
@@ -65,16 +71,37 @@ class Topology:
         """The subject of a platform event, e.g. `worker.died`."""
         return f"{self.ns}.events.{event}"
 
+    def schedule_subject(self, name: str) -> str:
+        """The subject holding a named schedule. The server needs it in the stream of its target."""
+        return f"{self.ns}.schedules.{name}"
+
+    def schedules_filter(self) -> str:
+        """Every named schedule (one token after `schedules`; delayed jobs have two)."""
+        return f"{self.ns}.schedules.*"
+
+    def delayed_subject(self, job_id: str) -> str:
+        """The subject holding one delayed job until its `run_at`."""
+        return f"{self.ns}.schedules.at.{job_id}"
+
+    def control_subject(self, action: str) -> str:
+        """The core NATS subject every worker listens on for an operator action, e.g. `cancel`."""
+        return f"{self.ns}.control.{action}"
+
     def _storage(self) -> api.StorageType:
         return api.StorageType.FILE if self.settings.storage == "file" else api.StorageType.MEMORY
 
     def jobs_stream_config(self) -> api.StreamConfig:
-        """The JOBS stream: limits retention, so history survives acks (replay reads it)."""
+        """The JOBS stream: limits retention, so history survives acks (replay reads it).
+
+        It also holds the schedules: the server fires a schedule only into its own stream, and
+        a schedule message carries `Nats-TTL: never` (hence `allow_msg_ttl`) so that `max_age`
+        does not silently delete it.
+        """
         s = self.settings
         return api.StreamConfig(
             name=self.jobs_stream,
             description="jetjobs jobs (history kept after ack for replay)",
-            subjects=[f"{self.ns}.jobs.>"],
+            subjects=[f"{self.ns}.jobs.>", f"{self.ns}.schedules.>"],
             retention=api.RetentionPolicy.LIMITS,
             max_age=s.history_max_age,
             storage=self._storage(),
@@ -82,6 +109,7 @@ class Topology:
             duplicate_window=s.duplicate_window,
             max_msg_size=s.max_job_bytes + HEADER_ALLOWANCE,
             allow_msg_schedules=True,
+            allow_msg_ttl=True,
         )
 
     def dlq_stream_config(self) -> api.StreamConfig:
@@ -160,6 +188,18 @@ class Topology:
         )
         return await ensure_kv(js, config)
 
+    async def results_store(self, js: JetStreamContext) -> ObjectStore:
+        """The object store for results too large for the ledger; they live as long as ledger entries."""
+        s = self.settings
+        config = api.ObjectStoreConfig(
+            bucket=self.results_bucket,
+            description="jetjobs job results too large for the status ledger",
+            ttl=s.status_ttl,
+            storage=self._storage(),
+            replicas=s.replicas,
+        )
+        return await ensure_object_store(js, config)
+
 
 _STREAM_FIELDS = (
     "subjects",
@@ -170,6 +210,7 @@ _STREAM_FIELDS = (
     "duplicate_window",
     "max_msg_size",
     "allow_msg_schedules",
+    "allow_msg_ttl",
 )
 _CONSUMER_FIELDS = ("ack_policy", "ack_wait", "max_deliver", "filter_subject", "deliver_policy")
 _KV_FIELDS = ("max_age", "max_msgs_per_subject", "storage", "num_replicas", "max_msg_size")
@@ -256,3 +297,23 @@ async def ensure_kv(js: JetStreamContext, config: api.KeyValueConfig) -> KeyValu
             f"KV bucket {config.bucket} exists with a different configuration: " + "; ".join(diffs)
         )
     return await js.key_value(config.bucket)
+
+
+async def ensure_object_store(js: JetStreamContext, config: api.ObjectStoreConfig) -> ObjectStore:
+    """Create the object store, or check that the existing one matches.
+
+    Raises:
+        TopologyConflict: the bucket exists with a different configuration.
+    """
+    assert config.bucket is not None
+    try:
+        info = await js.stream_info(f"OBJ_{config.bucket}")
+    except nats.js.errors.NotFoundError:
+        return await js.create_object_store(config.bucket, config=config)
+    wanted = api.StreamConfig(max_age=config.ttl, storage=config.storage, num_replicas=config.replicas)
+    diffs = _differences(wanted, info.config, _KV_FIELDS)
+    if diffs:
+        raise TopologyConflict(
+            f"object store {config.bucket} exists with a different configuration: " + "; ".join(diffs)
+        )
+    return await js.object_store(config.bucket)

@@ -19,6 +19,7 @@ import socket
 from collections.abc import Sequence
 
 import anyio
+import msgspec
 import nats.errors
 import structlog
 from anyio.abc import TaskStatus
@@ -26,9 +27,10 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
+from jetjobs.acks import Requester
 from jetjobs.app import App
 from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import PRIORITIES, Priority
+from jetjobs.envelope import CANCEL_REQUEST_DECODER, PRIORITIES, Priority
 from jetjobs.errors import ConfigError
 from jetjobs.execution import Executor
 from jetjobs.heartbeat import Heartbeat
@@ -117,7 +119,11 @@ class Worker:
         """Provision, then run until `stop()`; signals `task_status.started()` once fetching."""
         for queue in self.queues:
             await self.topology.ensure_queue(self.js, queue)
-        ledger = Ledger(await self.topology.status_kv(self.js))
+        ledger = Ledger(
+            await self.topology.status_kv(self.js),
+            requester=Requester(self.nc),
+            bucket=self.topology.status_bucket,
+        )
         self.executor = Executor(
             app=self.app,
             settings=self.settings,
@@ -129,6 +135,8 @@ class Worker:
             concurrency=self.concurrency,
             metrics=self.metrics,
         )
+        # The ledger says `cancelled` first; this tells a handler running here (cooperative).
+        cancels = await self.nc.subscribe(self.topology.control_subject("cancel"), cb=self._on_cancel)
         subscriptions = [
             (
                 priority,
@@ -184,7 +192,17 @@ class Worker:
         self.metrics.close()
         for _, sub in subscriptions:
             await sub.unsubscribe()
+        await cancels.unsubscribe()
         log.info("worker.stopped", worker=self.id, counts=self.executor.counts)
+
+    async def _on_cancel(self, msg: Msg) -> None:
+        try:
+            request = CANCEL_REQUEST_DECODER.decode(msg.data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            log.warning("worker.bad_cancel_request", error=describe(exc))
+            return
+        if self.executor is not None and self.executor.cancel_running(request.job_id):
+            log.info("job.cancel_requested", job_id=request.job_id, reason=request.reason)
 
     async def _fetch(self, priority: Priority, sub: JetStreamContext.PullSubscription) -> None:
         while True:
@@ -200,6 +218,8 @@ class Worker:
             for msg in msgs:
                 self.lease.hold(msg)
                 self.buffer.put(priority, msg)
+            if msgs and self.heartbeat is not None:
+                self.heartbeat.held_more()
 
     async def _dispatch(self, jobs: anyio.abc.TaskGroup) -> None:
         while True:

@@ -30,7 +30,7 @@ class Order(msgspec.Struct):
 
 def order_app(ran: list[str]) -> App:
     """An app with one handler, `inv.order`, whose payload must be an Order."""
-    app = App("invalid-tests")
+    app = App("invalid-tests", builtins=False)
 
     @app.job("inv.order", payload=Order)
     async def order(ctx: JobContext, payload: Order) -> int:

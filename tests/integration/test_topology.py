@@ -83,9 +83,8 @@ async def test_stream_with_different_subjects_conflicts(nc: NATS, settings: Sett
     with pytest.raises(TopologyConflict) as caught:
         await topology.ensure_base(js)
     message = str(caught.value)
-    assert f"subjects: expected ['{settings.namespace}.jobs.>'], found ['{settings.namespace}.legacy.>']" in (
-        message
-    )
+    ns = settings.namespace
+    assert f"subjects: expected ['{ns}.jobs.>', '{ns}.schedules.>'], found ['{ns}.legacy.>']" in message
     # Every difference is listed at once, not one per attempt.
     assert "max_age" in message
     assert "max_msg_size" in message
