@@ -1,0 +1,1 @@
+"""jetjobs benchmarks: `python -m benchmarks` (see README, "Benchmarks")."""

@@ -1,0 +1,32 @@
+"""The apps the benchmark's worker processes run."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import anyio
+
+from jetjobs import App, JobContext
+
+app = App("bench")
+
+
+@app.job("bench.noop")
+async def noop(ctx: JobContext, payload: dict[str, Any]) -> None:
+    """Does nothing: the benchmark measures the platform."""
+    return
+
+
+@app.job("bench.latency")
+async def latency(ctx: JobContext, payload: dict[str, Any]) -> None:
+    """Report publish→start latency on `bench.latency` (same machine, same clock)."""
+    started = time.time()
+    await ctx.publisher.nc.publish("bench.latency", f"{started - payload['sent_at']:.9f}".encode())
+
+
+@app.job("bench.hold")
+async def hold(ctx: JobContext, payload: dict[str, Any]) -> None:
+    """Announce the start (with the attempt) on `bench.started`, then hold the job for a long time."""
+    await ctx.publisher.nc.publish("bench.started", f"{ctx.id} {ctx.attempt} {time.time():.6f}".encode())
+    await anyio.sleep(payload.get("seconds", 120))

@@ -1,0 +1,367 @@
+"""The benchmark scenarios. Every jetjobs figure has a raw nats-py baseline from the same run."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import nats
+import nats.errors
+from nats.aio.client import Client as NATS
+from nats.js import api
+
+from benchmarks.harness import Counter, peak_rss_mb, worker_process
+from jetjobs import Publisher, Settings
+from jetjobs.settings import NatsSettings
+
+BODY = b"x" * 200
+
+
+@dataclass
+class Row:
+    """One line of the report."""
+
+    scenario: str
+    jetjobs: float
+    baseline: float
+    unit: str
+    target: str = ""
+    higher_is_better: bool = True
+    notes: str = ""
+
+    @property
+    def ratio(self) -> float:
+        """jetjobs / baseline."""
+        return self.jetjobs / self.baseline if self.baseline else float("nan")
+
+
+@dataclass
+class Bench:
+    """A run: one server, one connection, the rows measured so far."""
+
+    url: str
+    jobs: int
+    rows: list[Row] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+    _n: int = 0
+
+    def namespace(self) -> str:
+        self._n += 1
+        return f"bench{os.getpid()}x{self._n}"
+
+    def settings(self, namespace: str, **overrides: Any) -> Settings:
+        return Settings(namespace=namespace, nats=NatsSettings(url=self.url), **overrides)
+
+    async def connect(self) -> NATS:
+        return await nats.connect(self.url)
+
+
+async def raw_stream(js: Any, name: str) -> None:
+    await js.add_stream(api.StreamConfig(name=name, subjects=[f"{name.lower()}.>"]))
+
+
+async def publish(b: Bench) -> None:
+    """Sequential and pipelined submission vs raw js.publish / publish_async."""
+    nc = await b.connect()
+    js = nc.jetstream()
+    seq_n = min(b.jobs, 5000)
+
+    await raw_stream(js, "RAWSEQ")
+    t = time.perf_counter()
+    for i in range(seq_n):
+        await js.publish("rawseq.x", BODY, headers={"Nats-Msg-Id": f"m{i}"})
+    raw_seq = seq_n / (time.perf_counter() - t)
+
+    publisher = Publisher(nc, b.settings(b.namespace()))
+    await publisher.enqueue("bench.noop", {})
+    t = time.perf_counter()
+    for _ in range(seq_n):
+        await publisher.enqueue("bench.noop", {"pad": "p" * 40})
+    jj_seq = seq_n / (time.perf_counter() - t)
+    b.rows.append(
+        Row(
+            "publish, sequential (jobs/s)",
+            jj_seq,
+            raw_seq,
+            "jobs/s",
+            notes="enqueue = publish + ledger `queued` write",
+        )
+    )
+
+    await raw_stream(js, "RAWASYNC")
+    t = time.perf_counter()
+    for start in range(0, b.jobs, 1024):
+        futures = [
+            await js.publish_async("rawasync.x", BODY, headers={"Nats-Msg-Id": f"a{i}"})
+            for i in range(start, min(start + 1024, b.jobs))
+        ]
+        for future in futures:
+            await future
+    raw_async = b.jobs / (time.perf_counter() - t)
+
+    publisher = Publisher(nc, b.settings(b.namespace()))
+    await publisher.enqueue("bench.noop", {})
+    batch = [publisher.build("bench.noop", {"pad": "p" * 40}) for _ in range(b.jobs)]
+    t = time.perf_counter()
+    await publisher.publish_many(batch, window=1024)
+    jj_async = b.jobs / (time.perf_counter() - t)
+    b.rows.append(
+        Row("publish, pipelined window 1024 (jobs/s)", jj_async, raw_async, "jobs/s", target=">= 0.7x")
+    )
+    await nc.close()
+
+
+async def raw_consume(b: Bench, n: int) -> float:
+    """Raw pull consumer: fetch(256) + ack, on a backlog of n messages. Returns msgs/s."""
+    nc = await b.connect()
+    js = nc.jetstream()
+    name = f"RAWC{b.namespace().upper()}"
+    await raw_stream(js, name)
+    futures = [await js.publish_async(f"{name.lower()}.x", BODY) for _ in range(n)]
+    for future in futures:
+        await future
+    sub = await js.pull_subscribe(f"{name.lower()}.>", durable="raw", stream=name)
+    done = 0
+    t = time.perf_counter()
+    while done < n:
+        for msg in await sub.fetch(256, timeout=5):
+            await msg.ack()
+            done += 1
+    rate = n / (time.perf_counter() - t)
+    await nc.close()
+    return rate
+
+
+async def backlog(b: Bench, namespace: str, n: int, job_type: str = "bench.noop") -> None:
+    nc = await b.connect()
+    publisher = Publisher(nc, b.settings(namespace))
+    await publisher.publish_many([publisher.build(job_type, {"pad": "p" * 40}) for _ in range(n)])
+    await nc.close()
+
+
+async def consume(b: Bench, *, tracing_endpoint: str | None) -> None:
+    """A backlog drained by one worker process (all features on) vs raw fetch+ack."""
+    raw = await raw_consume(b, b.jobs)
+    namespace = b.namespace()
+    await backlog(b, namespace, b.jobs)
+    nc = await b.connect()
+    done = Counter()
+    await done.subscribe(nc, f"{namespace}.events.job.succeeded")
+    extra: dict[str, str] = {}
+    label = "consume, 1 worker, tracing off (jobs/s)"
+    if tracing_endpoint:
+        extra = {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": tracing_endpoint,
+            "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+        }
+        label = "consume, 1 worker, tracing on (jobs/s)"
+    t = time.perf_counter()
+    with worker_process(b.url, namespace, concurrency=64, **extra) as worker:
+        started = time.perf_counter()
+        await done.wait(b.jobs)
+        elapsed = done.last - started
+        rss = peak_rss_mb(worker.pid)
+    rate = b.jobs / elapsed
+    b.rows.append(
+        Row(
+            label,
+            rate,
+            raw,
+            "jobs/s",
+            target=">= 0.5x" if not tracing_endpoint else "",
+            notes=f"process start {started - t:.2f}s excluded",
+        )
+    )
+    b.extra.setdefault("worker_peak_rss_mb", []).append(round(rss, 1))
+    await nc.close()
+
+
+async def end_to_end(b: Bench, workers: int) -> None:
+    """Enqueue and drain at once, with 1 or 2 worker processes, vs raw publish_async + pull."""
+    namespace = b.namespace()
+    nc = await b.connect()
+    done = Counter()
+    await done.subscribe(nc, f"{namespace}.events.job.succeeded")
+    publisher = Publisher(nc, b.settings(namespace))
+    await publisher.enqueue("bench.noop", {})
+    await done.wait(0)
+    with contextlib.ExitStack() as stack:
+        for _ in range(workers):
+            stack.enter_context(worker_process(b.url, namespace, concurrency=64))
+        await done.wait(1, timeout=60)
+        t = time.perf_counter()
+        jobs = [publisher.build("bench.noop", {"pad": "p" * 40}) for _ in range(b.jobs)]
+        for start in range(0, b.jobs, 1000):
+            await publisher.publish_many(jobs[start : start + 1000])
+        await done.wait(b.jobs + 1)
+        rate = b.jobs / (done.last - t)
+    raw = await raw_end_to_end(b)
+    b.rows.append(Row(f"end to end, {workers} worker process(es) (jobs/s)", rate, raw, "jobs/s"))
+    await nc.close()
+
+
+async def raw_end_to_end(b: Bench) -> float:
+    """Raw: one task publishes (publish_async windows), another fetches and acks."""
+    nc = await b.connect()
+    js = nc.jetstream()
+    name = f"RAWE{b.namespace().upper()}"
+    await raw_stream(js, name)
+    sub = await js.pull_subscribe(f"{name.lower()}.>", durable="raw", stream=name)
+    t = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+
+        async def produce() -> None:
+            for start in range(0, b.jobs, 1000):
+                futures = [
+                    await js.publish_async(f"{name.lower()}.x", BODY)
+                    for _ in range(start, min(start + 1000, b.jobs))
+                ]
+                for future in futures:
+                    await future
+
+        tg.start_soon(produce)
+        done = 0
+        while done < b.jobs:
+            try:
+                msgs = await sub.fetch(256, timeout=1)
+            except nats.errors.TimeoutError:
+                continue
+            for msg in msgs:
+                await msg.ack()
+                done += 1
+    rate = b.jobs / (time.perf_counter() - t)
+    await nc.close()
+    return rate
+
+
+async def latency(b: Bench, n: int = 1000) -> None:
+    """publish→handler-start at low load: p50/p99, vs raw publish→pull-consumer receive."""
+    namespace = b.namespace()
+    nc = await b.connect()
+    samples: list[float] = []
+    got = anyio.Event()
+
+    async def on_latency(msg: Any) -> None:
+        samples.append(float(msg.data))
+        if len(samples) >= n:
+            got.set()
+
+    await nc.subscribe("bench.latency", cb=on_latency)
+    publisher = Publisher(nc, b.settings(namespace))
+    await publisher.enqueue("bench.noop", {})
+    with worker_process(b.url, namespace, concurrency=8):
+        for _ in range(n):
+            await publisher.enqueue("bench.latency", {"sent_at": time.time()})
+            await anyio.sleep(0.003)
+        with anyio.fail_after(60):
+            await got.wait()
+    raw = await raw_latency(b, n)
+    jj50, jj99 = percentile(samples, 50), percentile(samples, 99)
+    b.rows.append(
+        Row("latency publish→start p50 (ms)", jj50 * 1000, raw[0] * 1000, "ms", higher_is_better=False)
+    )
+    b.rows.append(
+        Row(
+            "latency publish→start p99 (ms)",
+            jj99 * 1000,
+            raw[1] * 1000,
+            "ms",
+            target="< 5 ms",
+            higher_is_better=False,
+        )
+    )
+    await nc.close()
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * p / 100))]
+
+
+async def raw_latency(b: Bench, n: int) -> tuple[float, float]:
+    """Raw: publish with a timestamp, a long-polling pull consumer receives it."""
+    nc = await b.connect()
+    js = nc.jetstream()
+    name = f"RAWL{b.namespace().upper()}"
+    await raw_stream(js, name)
+    sub = await js.pull_subscribe(f"{name.lower()}.>", durable="raw", stream=name)
+    samples: list[float] = []
+    async with anyio.create_task_group() as tg:
+
+        async def consume() -> None:
+            while len(samples) < n:
+                try:
+                    msgs = await sub.fetch(1, timeout=5)
+                except nats.errors.TimeoutError:
+                    continue
+                for msg in msgs:
+                    samples.append(time.time() - float(msg.data))
+                    await msg.ack()
+
+        tg.start_soon(consume)
+        for _ in range(n):
+            await js.publish(f"{name.lower()}.x", f"{time.time():.9f}".encode())
+            await anyio.sleep(0.003)
+    await nc.close()
+    return percentile(samples, 50), percentile(samples, 99)
+
+
+async def recovery(b: Bench, in_flight: int = 50, ack_wait: float = 30.0) -> None:
+    """kill -9 a worker holding N jobs: time until all run elsewhere, vs ack_wait."""
+    namespace = b.namespace()
+    nc = await b.connect()
+    starts: dict[str, list[tuple[int, float]]] = {}
+    changed = anyio.Event()
+
+    async def on_start(msg: Any) -> None:
+        nonlocal changed
+        job_id, attempt, at = msg.data.decode().split()
+        starts.setdefault(job_id, []).append((int(attempt), float(at)))
+        changed.set()
+        changed = anyio.Event()
+
+    await nc.subscribe("bench.started", cb=on_start)
+    env = {"JETJOBS_ACK_WAIT": str(ack_wait)}
+    publisher = Publisher(nc, b.settings(namespace, ack_wait=ack_wait))
+    with worker_process(b.url, namespace, concurrency=in_flight, **env) as victim:
+        await publisher.publish_many(
+            [publisher.build("bench.hold", {"seconds": 300}) for _ in range(in_flight)]
+        )
+        with anyio.fail_after(60):
+            while len(starts) < in_flight:
+                await changed.wait()
+        with worker_process(b.url, namespace, concurrency=in_flight, **env):
+            os.kill(victim.pid, signal.SIGKILL)
+            killed = time.time()
+            with anyio.fail_after(ack_wait * 2):
+                while sum(1 for s in starts.values() if any(a > 1 for a, _ in s)) < in_flight:
+                    await changed.wait()
+            last = max(at for s in starts.values() for a, at in s if a > 1)
+    b.rows.append(
+        Row(
+            f"recovery of {in_flight} jobs after kill -9 (s)",
+            last - killed,
+            ack_wait,
+            "s",
+            target="< 2 s",
+            higher_is_better=False,
+            notes="baseline = ack_wait redelivery",
+        )
+    )
+    await nc.close()
+
+
+def table(rows: list[Row]) -> str:
+    lines = [f"{'scenario':<46} {'jetjobs':>10} {'raw nats-py':>12} {'ratio':>7}  target"]
+    lines.append("-" * 92)
+    for r in rows:
+        lines.append(
+            f"{r.scenario:<46} {r.jetjobs:>10.1f} {r.baseline:>12.1f} {r.ratio:>6.2f}x  {r.target}"
+            + (f"  ({r.notes})" if r.notes else "")
+        )
+    return "\n".join(lines)
