@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import time
 
-import anyio
 import msgspec
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
@@ -64,28 +64,39 @@ class Requester:
         self.timeout = timeout
         self._prefix = ""
         self._tokens = itertools.count()
-        self._waiting: dict[str, asyncio.Future[Msg]] = {}
+        self._waiting: dict[str, tuple[asyncio.Future[Msg], float]] = {}
 
     async def _ensure(self) -> None:
         if not self._prefix:
             self._prefix = self.nc.new_inbox()
             await self.nc.subscribe(f"{self._prefix}.*", cb=self._on_reply)
+            # One timer for all requests instead of a timeout scope per request (the hot path).
+            asyncio.get_running_loop().call_later(self.timeout / 4, self._expire)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        expired = [reply for reply, (_, deadline) in self._waiting.items() if deadline <= now]
+        for reply in expired:
+            future, _ = self._waiting.pop(reply)
+            if not future.done():
+                future.set_exception(TimeoutError(f"no reply within {self.timeout}s"))
+        if not self.nc.is_closed:
+            asyncio.get_running_loop().call_later(self.timeout / 4, self._expire)
 
     async def _on_reply(self, msg: Msg) -> None:
-        future = self._waiting.pop(msg.subject, None)
-        if future is not None and not future.done():
-            future.set_result(msg)
+        waiting = self._waiting.pop(msg.subject, None)
+        if waiting is not None and not waiting[0].done():
+            waiting[0].set_result(msg)
 
     async def request(self, subject: str, data: bytes = b"", headers: dict[str, str] | None = None) -> Msg:
-        """Send and wait for the reply (raises TimeoutError after `timeout` seconds)."""
+        """Send and wait for the reply (TimeoutError after `timeout` to `1.25 * timeout` seconds)."""
         await self._ensure()
         reply = f"{self._prefix}.{next(self._tokens)}"
         future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
-        self._waiting[reply] = future
+        self._waiting[reply] = (future, time.monotonic() + self.timeout)
         try:
             await self.nc.publish(subject, data, reply=reply, headers=headers)
-            with anyio.fail_after(self.timeout):
-                return await future
+            return await future
         finally:
             self._waiting.pop(reply, None)
 
