@@ -38,6 +38,15 @@ class NatsSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
     store_dir: str | None = None
 
 
+def _redacted_repr(struct: msgspec.Struct, secrets: tuple[str, ...]) -> str:
+    """A repr with `***` for the secret fields: settings end up in tracebacks and test reports."""
+    shown = []
+    for field in msgspec.structs.fields(struct):
+        value = getattr(struct, field.name)
+        shown.append(f"{field.name}={'***' if field.name in secrets and value else repr(value)}")
+    return f"{type(struct).__name__}({', '.join(shown)})"
+
+
 class SmtpSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
     """The mail server of the built-in `email.send` jobs. Credentials live here, never in payloads."""
 
@@ -54,6 +63,9 @@ class SmtpSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
     # A CA bundle to verify the server with, instead of the system's.
     ca_file: str | None = None
     timeout: Seconds = 30.0
+
+    def __repr__(self) -> str:
+        return _redacted_repr(self, ("password",))
 
 
 class WebhookSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
@@ -72,6 +84,9 @@ class WebhookSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_
     max_retry_after: Seconds = 3600.0
     # The largest response body read (a `data.transform` input).
     max_response_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 16 * 1024 * 1024
+
+    def __repr__(self) -> str:
+        return _redacted_repr(self, ("secret",))
 
 
 class Settings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
