@@ -45,7 +45,7 @@ def settings(nats_server: EmbeddedServer, namespace: str) -> Settings:
         backoff_base=0.05,
         backoff_max=0.2,
         grace_period=5.0,
-        fetch_timeout=1.0,
+        fetch_timeout=0.25,
     )
 
 

@@ -108,7 +108,8 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=
     backoff_max: Seconds = 300.0
     backoff_jitter: Annotated[float, msgspec.Meta(ge=0, le=1)] = 0.2
     grace_period: Annotated[float, msgspec.Meta(ge=0)] = 30.0
-    fetch_timeout: Seconds = 5.0
+    # How long a pull request waits for jobs; also how long a stopping worker hands back late ones.
+    fetch_timeout: Seconds = 2.0
     weight_high: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 8
     weight_normal: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 4
     weight_low: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 1

@@ -183,10 +183,16 @@ class Worker:
                     task_status.started()
                     await self._stop.wait()
                     intake.cancel_scope.cancel()
+                late_until = anyio.current_time() + self.settings.fetch_timeout
                 await self._release_unstarted(subscriptions)
-                with anyio.move_on_after(self.settings.grace_period):
-                    while self._running:
-                        await self._idle.wait()
+                async with anyio.create_task_group() as closing:
+                    # Pull requests sent before the stop stay open on the server until they
+                    # expire; whatever they still deliver is handed back at once.
+                    for _, sub in subscriptions:
+                        closing.start_soon(self._release_late, sub, late_until)
+                    with anyio.move_on_after(self.settings.grace_period):
+                        while self._running:
+                            await self._idle.wait()
                 jobs.cancel_scope.cancel()
             keeper.cancel_scope.cancel()
         self.metrics.close()
@@ -263,6 +269,21 @@ class Worker:
                 log.warning("worker.nak_failed", error=describe(exc))
         if pending:
             log.info("worker.released", count=len(pending))
+
+
+    async def _release_late(self, sub: JetStreamContext.PullSubscription, until: float) -> None:
+        """NAK deliveries that arrive for pull requests made before the stop, until they expire."""
+        while (left := until - anyio.current_time()) > 0:
+            try:
+                msg = await sub._sub.next_msg(timeout=left)
+            except nats.errors.TimeoutError:
+                return
+            if msg.reply and msg.reply.startswith("$JS.ACK."):
+                try:
+                    await msg.nak()
+                except Exception as exc:
+                    log.warning("worker.nak_failed", error=describe(exc))
+                log.info("worker.released", count=1, late=True)
 
 
 async def run_worker(
