@@ -101,7 +101,9 @@ class Counter:
         await nc.subscribe(subject, cb=on_msg)
 
     async def wait(self, target: int, timeout: float = 600) -> None:
+        """Return once `target` messages have arrived in all."""
         self._target = target
+        self._reached = anyio.Event()
         if self.count >= target:
             return
         with anyio.fail_after(timeout):

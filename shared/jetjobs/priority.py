@@ -37,8 +37,13 @@ class PriorityBuffer(Generic[T]):
         return max(0, self.capacity - len(self._queues[priority]))
 
     async def wait_room(self, priority: Priority) -> int:
-        """Wait until at least one delivery of this priority may be buffered; return how many."""
-        while (room := self.room(priority)) == 0:
+        """Wait until a worthwhile fetch of this priority fits; return how many may be buffered.
+
+        Worthwhile: half the capacity, or anything at all once the queue has run dry. Refilling one
+        slot at a time would cost a fetch round trip per job while a backlog drains.
+        """
+        low_water = max(1, self.capacity // 2)
+        while (room := self.room(priority)) < low_water and (room == 0 or self._queues[priority]):
             self._room_made[priority] = event = anyio.Event()
             await event.wait()
         return room
