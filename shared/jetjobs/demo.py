@@ -216,7 +216,9 @@ class LedgerCheck:
             self.settled.setdefault(event.job_id, event)
         elif kind == "worker.died":
             self.deaths.append((time.monotonic(), _WORKER_DIED_DECODER.decode(msg.data)))
-        self._changed.set()
+        # Wake every waiter; later waiters wait on the next event.
+        changed, self._changed = self._changed, anyio.Event()
+        changed.set()
 
     async def wait_until(self, predicate: Any, timeout: float) -> None:
         """Wait until `predicate()` holds, re-checked after every event.
@@ -226,8 +228,7 @@ class LedgerCheck:
         """
         with anyio.fail_after(timeout):
             while not predicate():
-                self._changed = event = anyio.Event()
-                await event.wait()
+                await self._changed.wait()
 
     async def wait_drained(self, job_ids: Collection[str], *, timeout: float, stall: float = 2.0) -> set[str]:
         """Wait until every job is terminal; return those that are not after `timeout` seconds.
@@ -239,9 +240,8 @@ class LedgerCheck:
         remaining = set(job_ids) - self.settled.keys()
         with anyio.move_on_after(timeout):
             while remaining:
-                self._changed = event = anyio.Event()
                 with anyio.move_on_after(stall) as idle:
-                    await event.wait()
+                    await self._changed.wait()
                 remaining -= self.settled.keys()
                 if idle.cancelled_caught and remaining:
                     remaining -= await self._terminal_in_ledger(remaining)
@@ -310,10 +310,19 @@ class LedgerCheck:
             states[record.state if record else "missing"] += 1
             if record is None or record.state not in TERMINAL_STATES:
                 lost.append(job_id)
+        # Completed twice: two announced completions, or one the ledger does not hold (overwritten).
         duplicate_completions = {
             job_id: found
             for job_id, found in events.items()
-            if job_id in wanted and len({(e.attempt, e.worker) for e in found}) > 1
+            if job_id in wanted
+            and (
+                len({(e.attempt, e.worker) for e in found}) > 1
+                or (
+                    job_id in records
+                    and (records[job_id].attempt, records[job_id].worker)
+                    != (found[0].attempt, found[0].worker)
+                )
+            )
         }
         reasons: Counter[str] = Counter()
         duplicates = {}

@@ -49,7 +49,7 @@ class WorkerProcess:
         self.returncode: int | None = None
         self.killed = False  # we sent SIGKILL
         self.counts: dict[str, int] = {}  # the executor's tally, from `worker.stopped`
-        self.tail: deque[str] = deque(maxlen=40000)
+        self.tail: deque[str] = deque(maxlen=40)
 
     @property
     def alive(self) -> bool:
