@@ -63,8 +63,10 @@ class Executor:
         worker_id: str,
         concurrency: int,
         metrics: WorkerMetrics | None = None,
+        holder_alive: Callable[[str | None], bool] = lambda _worker: False,
     ) -> None:
         self.app = app
+        self.holder_alive = holder_alive
         self.metrics = metrics
         self.settings = settings
         self.ledger = ledger
@@ -208,7 +210,7 @@ class Executor:
             error=None if isinstance(outcome, Succeeded) else outcome.error,
         )
 
-    async def _claim(self, msg: Msg, job: Job, attempt: int) -> int | None:
+    async def _claim(self, msg: Msg, job: Job, attempt: int) -> int | None:  # noqa: PLR0911 - one exit per ledger state
         """Record `running` for this attempt; None when the job must not run (already settled)."""
         hint = (msg.headers or {}).get(LEDGER_REVISION_HEADER, "")
         if attempt == 1 and hint.isdigit():
@@ -229,6 +231,21 @@ class Executor:
                 self.lease.release(msg)
                 self._count("stale", job.id, job.type)
                 log.warning("job.stale_delivery", holder=record.worker, holder_attempt=record.attempt)
+                return None
+            if (
+                record is not None
+                and record.state == "running"
+                and (
+                    (record.worker == self.worker_id and job.id in self.running)
+                    or (record.worker != self.worker_id and self.holder_alive(record.worker))
+                )
+            ):
+                # A live worker runs this job under an earlier delivery (a stray redelivery: a
+                # recovery NAK that raced it). Leave it to the holder, whose ack settles it; if
+                # the holder dies, its heartbeat expires and the job comes back.
+                self.lease.release(msg)
+                self._count("held_elsewhere", job.id, job.type)
+                log.info("job.held_elsewhere", holder=record.worker, holder_attempt=record.attempt)
                 return None
             if attempt > job.max_attempts:
                 error = f"delivered {attempt} times without finishing (max_attempts={job.max_attempts})"

@@ -17,7 +17,7 @@ import anyio
 import msgspec
 import structlog
 from anyio.abc import TaskStatus
-from nats.js import JetStreamContext
+from nats.aio.client import Client as NATS
 
 from jetjobs.envelope import InFlight, WorkerBeat, utcnow
 from jetjobs.outcome import describe
@@ -38,7 +38,7 @@ class Heartbeat:
 
     def __init__(
         self,
-        js: JetStreamContext,
+        nc: NATS,
         bucket: str,
         *,
         worker_id: str,
@@ -48,13 +48,14 @@ class Heartbeat:
         ttl: int,
         in_flight: Callable[[], list[InFlight]],
     ) -> None:
-        self.js = js
+        self.nc = nc
+        self.js = nc.jetstream()
         self.subject = f"$KV.{bucket}.{worker_key(worker_id)}"
         self.interval = interval
         self.ttl = ttl
         self.in_flight = in_flight
         self.beats = 0
-        self._news = anyio.Event()
+        self._headers: dict[str, str] = {}
         self._static = {
             "id": worker_id,
             "host": socket.gethostname(),
@@ -74,14 +75,17 @@ class Heartbeat:
         await self.js.publish(self.subject, _ENCODER.encode(self.beat()), msg_ttl=self.ttl)
         self.beats += 1
 
-    def held_more(self) -> None:
-        """New deliveries are held: beat now rather than at the next tick.
+    async def held_more(self) -> None:
+        """New deliveries are held: publish a beat listing them now, before any of them starts.
 
-        The supervisor NAKs what the last beat lists; with short jobs, a beat a second old lists
-        deliveries long acked and misses the ones held at death, which then wait for ack_wait.
-        Writes are coalesced: one at a time, each listing everything held when it is encoded.
+        The supervisor NAKs what the last stored beat lists. This beat is sent without waiting for
+        the server's ack (it is queued on the connection in order, in microseconds), so a worker
+        killed after a fetch leaves at most the deliveries of that one fetch unlisted, and those
+        were never started.
         """
-        self._news.set()
+        self._headers = self._headers or {"Nats-TTL": f"{self.ttl}s"}
+        await self.nc.publish(self.subject, _ENCODER.encode(self.beat()), headers=self._headers)
+        self.beats += 1
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Beat until cancelled (`started` after the first beat); then delete the key."""
@@ -89,9 +93,7 @@ class Heartbeat:
             await self.send()
             task_status.started()
             while True:
-                with anyio.move_on_after(self.interval):
-                    await self._news.wait()
-                self._news = anyio.Event()
+                await anyio.sleep(self.interval)
                 try:
                     await self.send()
                 except Exception as exc:  # disconnected: keep trying; expiry is the honest signal

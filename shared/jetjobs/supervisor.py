@@ -20,6 +20,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import anyio
+import anyio.abc
 import msgspec
 import nats.js.errors
 import structlog
@@ -29,6 +30,7 @@ from nats.js.kv import KeyValue
 
 from jetjobs.envelope import WORKER_BEAT_DECODER, WorkerBeat, WorkerDied, utcnow
 from jetjobs.ledger import Ledger
+from jetjobs.orphans import snapshot, sweep_orphans
 from jetjobs.outcome import describe
 from jetjobs.settings import Settings
 from jetjobs.topology import Topology
@@ -53,6 +55,8 @@ class Supervisor:
         self.topology = Topology(settings)
         self.is_leader = False
         self.alive: dict[str, WorkerBeat] = {}
+        self._beat_arrived = anyio.Event()
+        self._tg: anyio.abc.TaskGroup | None = None
         self.deaths: list[WorkerDied] = []
         self.listeners: list[Callable[[WorkerDied], None]] = []
         self._unrecovered: dict[str, tuple[WorkerBeat, int]] = {}  # death record key: beat, revision
@@ -68,6 +72,7 @@ class Supervisor:
         watcher = await self._kv.watch(">")  # heartbeats, death records (and the leader key)
         try:
             async with anyio.create_task_group() as tg:
+                self._tg = tg
                 tg.start_soon(self._campaign)
                 async for entry in watcher:
                     if entry is None:  # the initial values have been delivered
@@ -93,6 +98,8 @@ class Supervisor:
         worker_id = entry.key.removeprefix("workers.")
         if entry.operation is None and entry.value:
             self.alive[worker_id] = WORKER_BEAT_DECODER.decode(entry.value)
+            self._beat_arrived.set()
+            self._beat_arrived = anyio.Event()
             return
         beat = self.alive.pop(worker_id, None)
         if entry.operation == "DEL":
@@ -178,6 +185,29 @@ class Supervisor:
         )
         for listener in self.listeners:
             listener(event)
+        if nak and self._tg is not None:
+            self._tg.start_soon(self._sweep, beat)
+
+    async def _sweep(self, dead: WorkerBeat) -> None:
+        """Hand back what the dead worker's last heartbeat could not list (see jetjobs.orphans).
+
+        Snapshot the consumers' pending ranges, wait until every live worker has beaten since
+        (each beat lists all it holds), then NAK what nobody holds.
+        """
+        assert self._ledger is not None
+        try:
+            windows = await snapshot(self.nc, self.topology, dead.queues)
+            # Beats written after the snapshot (worker clocks: hosts are assumed NTP-synced).
+            snapshot_at = utcnow()
+            with anyio.move_on_after(3 * self.settings.heartbeat_interval):
+                while any(b.beat_at <= snapshot_at for b in self.alive.values() if b.id != dead.id):
+                    await self._beat_arrived.wait()
+            # The dead worker's listed deliveries were NAKed already and may be running elsewhere
+            # under a new delivery: count them as held.
+            live = [b for b in self.alive.values() if b.id != dead.id] + [dead]
+            await sweep_orphans(self.nc, self.topology, self._ledger, windows, live)
+        except Exception as exc:
+            log.warning("supervisor.sweep_failed", worker=dead.id, error=describe(exc))
 
     async def _mark_queued(self, job_id: str, dead_worker: str) -> None:
         assert self._ledger is not None

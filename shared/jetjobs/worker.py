@@ -103,6 +103,10 @@ class Worker:
         """Jobs running now."""
         return self._running
 
+    def _holder_alive(self, worker_id: str | None) -> bool:
+        """Whether another worker's heartbeat is current (known only when supervising)."""
+        return self.supervisor is not None and worker_id in self.supervisor.alive
+
     def liveness_counts(self) -> dict[str, int]:
         """Lease extensions, heartbeats and dead workers seen, for the metrics endpoint."""
         return {
@@ -134,6 +138,7 @@ class Worker:
             worker_id=self.id,
             concurrency=self.concurrency,
             metrics=self.metrics,
+            holder_alive=self._holder_alive,
         )
         # The ledger says `cancelled` first; this tells a handler running here (cooperative).
         cancels = await self.nc.subscribe(self.topology.control_subject("cancel"), cb=self._on_cancel)
@@ -156,7 +161,7 @@ class Worker:
             handlers=sorted(self.app.handlers),
         )
         self.heartbeat = Heartbeat(
-            self.js,
+            self.nc,
             self.topology.workers_bucket,
             worker_id=self.id,
             queues=self.queues,
@@ -215,7 +220,7 @@ class Worker:
             room = await self.buffer.wait_room(priority)
             try:
                 msgs = await sub.fetch(room, timeout=self.settings.fetch_timeout)
-            except nats.errors.TimeoutError:
+            except (nats.errors.TimeoutError, TimeoutError):  # no jobs within fetch_timeout
                 continue
             except Exception as exc:  # disconnected: nats-py reconnects; try again shortly
                 log.warning("worker.fetch_failed", priority=priority, error=describe(exc))
@@ -223,9 +228,10 @@ class Worker:
                 continue
             for msg in msgs:
                 self.lease.hold(msg)
-                self.buffer.put(priority, msg)
             if msgs and self.heartbeat is not None:
-                self.heartbeat.held_more()
+                await self.heartbeat.held_more()  # listed before any of them can start
+            for msg in msgs:
+                self.buffer.put(priority, msg)
 
     async def _dispatch(self, jobs: anyio.abc.TaskGroup) -> None:
         while True:
