@@ -88,17 +88,22 @@ class Requester:
         if waiting is not None and not waiting[0].done():
             waiting[0].set_result(msg)
 
-    async def request(self, subject: str, data: bytes = b"", headers: dict[str, str] | None = None) -> Msg:
-        """Send and wait for the reply (TimeoutError after `timeout` to `1.25 * timeout` seconds)."""
+    async def send(self, subject: str, data: bytes = b"", headers: dict[str, str] | None = None) -> Reply:
+        """Send now; the returned Reply is awaited later (pipelining without a task per request)."""
         await self._ensure()
         reply = f"{self._prefix}.{next(self._tokens)}"
         future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
         self._waiting[reply] = (future, time.monotonic() + self.timeout)
         try:
             await self.nc.publish(subject, data, reply=reply, headers=headers)
-            return await future
-        finally:
+        except BaseException:
             self._waiting.pop(reply, None)
+            raise
+        return Reply(self, reply, future, subject)
+
+    async def request(self, subject: str, data: bytes = b"", headers: dict[str, str] | None = None) -> Msg:
+        """Send and wait for the reply (TimeoutError after `timeout` to `1.25 * timeout` seconds)."""
+        return await (await self.send(subject, data, headers)).msg()
 
     async def publish(self, subject: str, data: bytes, headers: dict[str, str] | None = None) -> StreamAck:
         """Publish into a stream and return its ack.
@@ -109,15 +114,7 @@ class Requester:
             StreamError: any other refusal.
             TimeoutError: no ack within `timeout`.
         """
-        msg = await self.request(subject, data, headers)
-        if not msg.data and msg.headers and msg.headers.get("Status") == "503":
-            raise NoStream(f"no stream answered on {subject}", code=503)
-        ack = _ACK_DECODER.decode(msg.data)
-        if ack.error is not None:
-            error = ack.error
-            kind = WrongLastSequence if error.err_code in _WRONG_LAST_SEQUENCE else StreamError
-            raise kind(error.description, error.err_code, error.code)
-        return ack
+        return await (await self.send(subject, data, headers)).ack()
 
     async def direct_get_last(self, stream: str, subject: str) -> Msg | None:
         """The last message on `subject` in `stream` (direct get), or None if there is none."""
@@ -128,3 +125,32 @@ class Requester:
         if status:
             raise StreamError(f"direct get of {subject} failed: {status} {msg.headers}", code=int(status))
         return msg
+
+
+class Reply:
+    """A request in flight: await `msg()` for the raw reply or `ack()` for a decoded stream ack."""
+
+    def __init__(self, requester: Requester, token: str, future: asyncio.Future[Msg], subject: str) -> None:
+        self._requester = requester
+        self._token = token
+        self._future = future
+        self.subject = subject
+
+    async def msg(self) -> Msg:
+        """The reply message."""
+        try:
+            return await self._future
+        finally:
+            self._requester._waiting.pop(self._token, None)
+
+    async def ack(self) -> StreamAck:
+        """The stream's ack, or its refusal raised (see `Requester.publish`)."""
+        msg = await self.msg()
+        if not msg.data and msg.headers and msg.headers.get("Status") == "503":
+            raise NoStream(f"no stream answered on {self.subject}", code=503)
+        ack = _ACK_DECODER.decode(msg.data)
+        if ack.error is not None:
+            error = ack.error
+            kind = WrongLastSequence if error.err_code in _WRONG_LAST_SEQUENCE else StreamError
+            raise kind(error.description, error.err_code, error.code)
+        return ack

@@ -63,10 +63,10 @@ class Executor:
         worker_id: str,
         concurrency: int,
         metrics: WorkerMetrics | None = None,
-        holder_alive: Callable[[str | None], bool] = lambda _worker: False,
+        held_by: Callable[[str | None, int], bool] = lambda _worker, _seq: False,
     ) -> None:
         self.app = app
-        self.holder_alive = holder_alive
+        self.held_by = held_by
         self.metrics = metrics
         self.settings = settings
         self.ledger = ledger
@@ -237,7 +237,10 @@ class Executor:
                 and record.state == "running"
                 and (
                     (record.worker == self.worker_id and job.id in self.running)
-                    or (record.worker != self.worker_id and self.holder_alive(record.worker))
+                    or (
+                        record.worker != self.worker_id
+                        and self.held_by(record.worker, msg.metadata.sequence.stream)
+                    )
                 )
             ):
                 # A live worker runs this job under an earlier delivery (a stray redelivery: a

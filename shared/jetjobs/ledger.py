@@ -13,7 +13,7 @@ import msgspec
 import nats.js.errors
 from nats.js.kv import KeyValue
 
-from jetjobs.acks import Requester, WrongLastSequence
+from jetjobs.acks import Requester, StreamError, WrongLastSequence
 from jetjobs.envelope import STATUS_DECODER, DeadReason, Job, JobState, StatusRecord, utcnow
 
 _ENCODER = msgspec.json.Encoder()
@@ -71,6 +71,22 @@ class Ledger:
             return await self.kv.update(record.id, _ENCODER.encode(record), last=revision)
         except nats.js.errors.KeyWrongLastSequenceError:
             return None
+
+    async def create_many(self, records: list[StatusRecord]) -> list[int | None]:
+        """Create entries that must not exist yet, pipelined; None where one exists or failed."""
+        if self.requester is None:
+            return [await self.write(record, 0) for record in records]
+        headers = {"Nats-Expected-Last-Subject-Sequence": "0"}
+        replies = [
+            await self.requester.send(self._prefix + r.id, _ENCODER.encode(r), headers) for r in records
+        ]
+        revisions: list[int | None] = []
+        for reply in replies:
+            try:
+                revisions.append((await reply.ack()).seq)
+            except (StreamError, TimeoutError):
+                revisions.append(None)
+        return revisions
 
     async def put(self, record: StatusRecord) -> int:
         """Store `record` unconditionally (operator actions: requeue, cancel)."""

@@ -193,43 +193,34 @@ class Publisher:
         The same guarantees as `publish` (dedup by message id, `queued` ledger entries), at a
         fraction of the round trips. A publish whose ack times out is retried alone.
         """
-        ledger = None
+        if not jobs:
+            return []
         for queue in {job.queue for job in jobs}:
             ledger = await self._ready(queue)
-        assert ledger is not None or not jobs
         results: list[Enqueued] = []
         for start in range(0, len(jobs), window):
             chunk = jobs[start : start + window]
-            revisions: list[int | None] = [None] * len(chunk)
-            acks: list[StreamAck | None] = [None] * len(chunk)
-            async with anyio.create_task_group() as tg:
-                for i, job in enumerate(chunk):
-                    tg.start_soon(self._record_at, ledger, job, revisions, i)
-            async with anyio.create_task_group() as tg:
-                for i, job in enumerate(chunk):
-                    headers = {"Nats-Msg-Id": job.msg_id}
-                    if revisions[i]:
-                        headers[LEDGER_REVISION_HEADER] = str(revisions[i])
-                    subject = self.topology.job_subject(job.queue, job.priority, job.type)
-                    with telemetry.producer_span(subject, job, headers):
-                        tg.start_soon(self._publish_at, subject, self._encode(job), headers, acks, i)
-            for i, job in enumerate(chunk):
-                ack = acks[i]
-                assert ack is not None
-                assert ledger is not None
+            revisions = await ledger.create_many([queued_record(job) for job in chunk])
+            replies = []
+            for job, revision in zip(chunk, revisions, strict=True):
+                headers = {"Nats-Msg-Id": job.msg_id}
+                if revision:
+                    headers[LEDGER_REVISION_HEADER] = str(revision)
+                subject = self.topology.job_subject(job.queue, job.priority, job.type)
+                with telemetry.producer_span(subject, job, headers):
+                    replies.append(
+                        (subject, headers, await self.requester.send(subject, self._encode(job), headers))
+                    )
+            for job, revision, (subject, headers, reply) in zip(chunk, revisions, replies, strict=True):
+                try:
+                    ack = await reply.ack()
+                except (TimeoutError, NoStream):
+                    ack = await self._publish_retrying(subject, self._encode(job), headers)
                 if ack.duplicate:
-                    results.append(await self._duplicate(ledger, job, revisions[i], ack.seq))
+                    results.append(await self._duplicate(ledger, job, revision, ack.seq))
                 else:
                     results.append(Enqueued(job.id, False, ack.seq))
         return results
-
-    async def _record_at(self, ledger: Any, job: Job, revisions: list[int | None], i: int) -> None:
-        revisions[i] = await self._record_queued(ledger, job)
-
-    async def _publish_at(
-        self, subject: str, data: bytes, headers: dict[str, str], acks: list[StreamAck | None], i: int
-    ) -> None:
-        acks[i] = await self._publish_retrying(subject, data, headers)
 
     async def _publish_retrying(self, subject: str, data: bytes, headers: dict[str, str]) -> StreamAck:
         """Publish until acknowledged, for up to `publish_retry_for` seconds.

@@ -37,6 +37,7 @@ from jetjobs.heartbeat import Heartbeat
 from jetjobs.lease import LeaseKeeper
 from jetjobs.ledger import Ledger
 from jetjobs.metrics import WorkerMetrics
+from jetjobs.orphans import held_sequence
 from jetjobs.outcome import describe
 from jetjobs.priority import PriorityBuffer
 from jetjobs.publisher import Publisher
@@ -103,9 +104,15 @@ class Worker:
         """Jobs running now."""
         return self._running
 
-    def _holder_alive(self, worker_id: str | None) -> bool:
-        """Whether another worker's heartbeat is current (known only when supervising)."""
-        return self.supervisor is not None and worker_id in self.supervisor.alive
+    def _held_by(self, worker_id: str | None, stream_seq: int) -> bool:
+        """Whether a live worker's latest heartbeat lists a delivery of this stream sequence."""
+        if self.supervisor is None or worker_id is None:
+            return False
+        beat = self.supervisor.alive.get(worker_id)
+        return beat is not None and any(
+            (pair := held_sequence(held.reply)) is not None and pair[1] == stream_seq
+            for held in beat.in_flight
+        )
 
     def liveness_counts(self) -> dict[str, int]:
         """Lease extensions, heartbeats and dead workers seen, for the metrics endpoint."""
@@ -138,7 +145,7 @@ class Worker:
             worker_id=self.id,
             concurrency=self.concurrency,
             metrics=self.metrics,
-            holder_alive=self._holder_alive,
+            held_by=self._held_by,
         )
         # The ledger says `cancelled` first; this tells a handler running here (cooperative).
         cancels = await self.nc.subscribe(self.topology.control_subject("cancel"), cb=self._on_cancel)
@@ -275,7 +282,6 @@ class Worker:
                 log.warning("worker.nak_failed", error=describe(exc))
         if pending:
             log.info("worker.released", count=len(pending))
-
 
     async def _release_late(self, sub: JetStreamContext.PullSubscription, until: float) -> None:
         """NAK deliveries that arrive for pull requests made before the stop, until they expire."""
