@@ -5,7 +5,15 @@ from __future__ import annotations
 import logging
 import sys
 
+import msgspec
 import structlog
+
+_ENCODER = msgspec.json.Encoder(enc_hook=str)
+
+
+def _dumps(event: object, **_: object) -> str:
+    # msgspec encodes a log line several times faster than json.dumps: there is one per job.
+    return _ENCODER.encode(event).decode()
 
 
 def configure_logging(*, json: bool | None = None, level: str = "INFO") -> None:
@@ -13,7 +21,7 @@ def configure_logging(*, json: bool | None = None, level: str = "INFO") -> None:
     if json is None:
         json = not sys.stderr.isatty()
     renderer: structlog.types.Processor = (
-        structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
+        structlog.processors.JSONRenderer(serializer=_dumps) if json else structlog.dev.ConsoleRenderer()
     )
     structlog.configure(
         processors=[
