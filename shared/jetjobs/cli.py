@@ -24,12 +24,12 @@ from jetjobs.app import App
 from jetjobs.connection import open_connection
 from jetjobs.deadletter import DeadLetters
 from jetjobs.demo import run_kill_worker
-from jetjobs.envelope import PRIORITIES, utcnow
+from jetjobs.envelope import utcnow
 from jetjobs.errors import ConfigError, JetJobsError
 from jetjobs.example import run_example
 from jetjobs.ledger import Ledger
 from jetjobs.log import configure_logging
-from jetjobs.operate import add_delay_options, add_log_commands, run_at_from
+from jetjobs.operate import add_delay_options, add_job_arguments, add_log_commands, run_at_from
 from jetjobs.publisher import Publisher
 from jetjobs.schema_export import check_schemas, write_schemas
 from jetjobs.settings import Settings, load_settings
@@ -283,13 +283,8 @@ def _add_job_commands(sub: Any) -> None:
         help="submit a job",
         description="Submit one job; prints its id and whether the stream saw it as a duplicate.",
     )
-    p.add_argument("type", metavar="TYPE", help="job type, e.g. email.send")
-    p.add_argument("payload", metavar="JSON", nargs="?", default="{}", help="payload, a JSON object")
-    p.add_argument("-p", "--priority", choices=PRIORITIES, default="normal")
-    p.add_argument("-Q", "--queue", default="default")
+    add_job_arguments(p, type_help="job type, e.g. email.send")
     p.add_argument("-k", "--key", help="idempotency key (Nats-Msg-Id); default the job id")
-    p.add_argument("--max-attempts", type=int, default=5)
-    p.add_argument("--timeout", type=float, default=300.0, help="seconds per attempt (default 300)")
     add_delay_options(p)
     p.set_defaults(func=cmd_enqueue)
 

@@ -138,6 +138,16 @@ async def cmd_cancel(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
     return 0
 
 
+def add_job_arguments(parser: argparse.ArgumentParser, *, type_help: str) -> None:
+    """TYPE, JSON and the envelope options shared by `enqueue` and `schedule add`."""
+    parser.add_argument("type", metavar="TYPE", help=type_help)
+    parser.add_argument("payload", metavar="JSON", nargs="?", default="{}", help="payload, a JSON object")
+    parser.add_argument("-p", "--priority", choices=PRIORITIES, default="normal")
+    parser.add_argument("-Q", "--queue", default="default")
+    parser.add_argument("--max-attempts", type=int, default=5)
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per attempt (default 300)")
+
+
 def add_log_commands(sub: Any) -> None:
     """replay, schedule, cancel."""
     p = sub.add_parser(
@@ -169,12 +179,7 @@ def add_log_commands(sub: Any) -> None:
     when = q.add_mutually_exclusive_group(required=True)
     when.add_argument("--cron", help="cron in UTC: 5 fields ('0 8 * * *'), 6 (seconds first), or @daily")
     when.add_argument("--every", metavar="DURATION", help="a fixed interval, e.g. 1h (at least 1s)")
-    q.add_argument("type", metavar="TYPE", help="job type, e.g. report.build")
-    q.add_argument("payload", metavar="JSON", nargs="?", default="{}", help="payload, a JSON object")
-    q.add_argument("-p", "--priority", choices=PRIORITIES, default="normal")
-    q.add_argument("-Q", "--queue", default="default")
-    q.add_argument("--max-attempts", type=int, default=5)
-    q.add_argument("--timeout", type=float, default=300.0, help="seconds per attempt (default 300)")
+    add_job_arguments(q, type_help="job type, e.g. report.build")
     q = actions.add_parser("list", help="list the named schedules")
     q.add_argument("--json", action="store_true")
     q = actions.add_parser("remove", help="delete a schedule (jobs it already fired still run)")
