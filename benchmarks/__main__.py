@@ -64,6 +64,7 @@ async def run(args: argparse.Namespace, url: str, sink: str) -> suite.Bench:
             await suite.latency(bench)
         elif name == "recovery":
             await suite.recovery(bench)
+            await suite.recovery(bench, heartbeat=(0.5, 1))
     return bench
 
 

@@ -311,8 +311,13 @@ async def raw_latency(b: Bench, n: int) -> tuple[float, float]:
     return percentile(samples, 50), percentile(samples, 99)
 
 
-async def recovery(b: Bench, in_flight: int = 50, ack_wait: float = 30.0) -> None:
-    """kill -9 a worker holding N jobs: time until all run elsewhere, vs ack_wait."""
+async def recovery(
+    b: Bench, in_flight: int = 50, ack_wait: float = 30.0, heartbeat: tuple[float, int] = (1.0, 3)
+) -> None:
+    """kill -9 a worker holding N jobs: time until all run elsewhere, vs ack_wait.
+
+    `heartbeat` is (interval, ttl): the time to notice a death is about the ttl.
+    """
     namespace = b.namespace()
     nc = await b.connect()
     starts: dict[str, list[tuple[int, float]]] = {}
@@ -326,7 +331,11 @@ async def recovery(b: Bench, in_flight: int = 50, ack_wait: float = 30.0) -> Non
         changed = anyio.Event()
 
     await nc.subscribe("bench.started", cb=on_start)
-    env = {"JETJOBS_ACK_WAIT": str(ack_wait)}
+    env = {
+        "JETJOBS_ACK_WAIT": str(ack_wait),
+        "JETJOBS_HEARTBEAT_INTERVAL": str(heartbeat[0]),
+        "JETJOBS_HEARTBEAT_TTL": str(heartbeat[1]),
+    }
     publisher = Publisher(nc, b.settings(namespace, ack_wait=ack_wait))
     with worker_process(b.url, namespace, concurrency=in_flight, **env) as victim:
         await publisher.publish_many(
@@ -344,7 +353,7 @@ async def recovery(b: Bench, in_flight: int = 50, ack_wait: float = 30.0) -> Non
             last = max(at for s in starts.values() for a, at in s if a > 1)
     b.rows.append(
         Row(
-            f"recovery of {in_flight} jobs after kill -9 (s)",
+            f"recovery of {in_flight} jobs, heartbeat {heartbeat[0]:g}/{heartbeat[1]} s (s)",
             last - killed,
             ack_wait,
             "s",
