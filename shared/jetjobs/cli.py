@@ -250,7 +250,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"jetjobs {__version__}")
     parser.add_argument("--log-format", choices=["auto", "json", "console"], default="auto")
-    parser.add_argument("--loglevel", default="INFO", help="DEBUG, INFO, WARNING, ERROR (default INFO)")
+    parser.add_argument(
+        "--loglevel",
+        help="DEBUG, INFO, WARNING, ERROR (default INFO; WARNING for `example` and `demo`, whose "
+        "summaries are the point)",
+    )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     _add_job_commands(sub)
@@ -357,7 +361,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `jetjobs` console script."""
     args = build_parser().parse_args(argv)
     configure_logging(
-        json=None if args.log_format == "auto" else args.log_format == "json", level=args.loglevel
+        json=None if args.log_format == "auto" else args.log_format == "json",
+        level=args.loglevel or ("WARNING" if args.command in ("example", "demo") else "INFO"),
     )
     try:
         if args.command == "schemas":
