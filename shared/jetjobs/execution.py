@@ -146,15 +146,18 @@ class Executor:
             return
         self.lease.label(msg, job.id)
         headers = msg.headers or {}
-        span_attributes = {
-            "messaging.message.id": headers.get("Nats-Msg-Id", job.id),
-            "messaging.consumer.group.name": msg.metadata.consumer,
-            "messaging.nats.stream_sequence": msg.metadata.sequence.stream,
-            "messaging.nats.delivery_attempt": attempt,
-            "jetjobs.job.id": job.id,
-            "jetjobs.job.type": job.type,
-            "jetjobs.job.attempt": attempt,
-        }
+
+        def span_attributes() -> dict[str, Any]:  # built only when tracing is on
+            return {
+                "messaging.message.id": headers.get("Nats-Msg-Id", job.id),
+                "messaging.consumer.group.name": msg.metadata.consumer,
+                "messaging.nats.stream_sequence": msg.metadata.sequence.stream,
+                "messaging.nats.delivery_attempt": attempt,
+                "jetjobs.job.id": job.id,
+                "jetjobs.job.type": job.type,
+                "jetjobs.job.attempt": attempt,
+            }
+
         with (
             telemetry.consumer_span(msg.subject, headers, span_attributes),
             structlog.contextvars.bound_contextvars(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from opentelemetry import propagate, trace
@@ -121,7 +121,7 @@ def _current_trace_headers() -> dict[str, str]:
 
 @contextlib.contextmanager
 def consumer_span(
-    msg_subject: str, headers: Mapping[str, str], attributes: dict[str, Any]
+    msg_subject: str, headers: Mapping[str, str], attributes: Callable[[], dict[str, Any]]
 ) -> Iterator[Span | None]:
     """Around a handler: a CONSUMER span, child of the producer span carried in `headers`."""
     carried = {k: v for k in _TRACE_HEADERS if (v := headers.get(k))}
@@ -133,19 +133,19 @@ def consumer_span(
             _passthrough.reset(token)
         return
     parent = propagate.extract(carried)
-    attributes = {
+    all_attributes = {
         "messaging.system": "nats",
         "messaging.operation.type": "process",
         "messaging.operation.name": "process",
         "messaging.destination.name": msg_subject,
-        **attributes,
+        **attributes(),
     }
-    name = f"process {attributes.get('jetjobs.job.type', msg_subject)}"
+    name = f"process {all_attributes.get('jetjobs.job.type', msg_subject)}"
     with _tracer().start_as_current_span(
         name,
         context=parent,
         kind=SpanKind.CONSUMER,
-        attributes=attributes,
+        attributes=all_attributes,
         record_exception=False,
         set_status_on_exception=False,
     ) as span:
