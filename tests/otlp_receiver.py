@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from concurrent import futures
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import grpc
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
@@ -101,3 +104,34 @@ class OtlpReceiver:
         with self._cond:
             if not self._cond.wait_for(lambda: predicate(self.spans), timeout):
                 raise TimeoutError(f"spans received: {[s.name for s in self.spans]}")
+
+
+class GrpcOtlpReceiver(OtlpReceiver):
+    """The same collection over OTLP/gRPC (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`)."""
+
+    _grpc: Any = None
+    _port: int = 0
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL for OTEL_EXPORTER_OTLP_ENDPOINT."""
+        return f"http://127.0.0.1:{self._port}"
+
+    def start(self) -> None:
+        """Serve TraceService on a free loopback port."""
+        receiver = self
+
+        class Service(trace_service_pb2_grpc.TraceServiceServicer):
+            def Export(self, request: ExportTraceServiceRequest, context: Any) -> ExportTraceServiceResponse:
+                receiver._add(request)
+                return ExportTraceServiceResponse()
+
+        self._grpc = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Service(), self._grpc)
+        self._port = self._grpc.add_insecure_port("127.0.0.1:0")
+        self._grpc.start()
+
+    def stop(self) -> None:
+        """Stop serving."""
+        if self._grpc is not None:
+            self._grpc.stop(grace=None)

@@ -17,7 +17,7 @@ from nats.aio.client import Client as NATS
 from prometheus_client.parser import text_string_to_metric_families
 
 from jetjobs import App, JobContext, Publisher, Reject, Settings
-from tests.otlp_receiver import OtlpReceiver, ReceivedSpan
+from tests.otlp_receiver import GrpcOtlpReceiver, OtlpReceiver, ReceivedSpan
 from tests.support import running_worker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
@@ -159,6 +159,35 @@ async def test_one_trace_across_three_processes(
     finished = next(line for line in in_job if line["event"] == "job.finished")
     assert finished["outcome"] == "succeeded"
     assert isinstance(finished["duration_ms"], float)
+
+
+async def test_grpc_exporter_reaches_a_grpc_collector(settings: Settings, repo_root: Path) -> None:
+    """With OTEL_EXPORTER_OTLP_PROTOCOL=grpc a worker's spans arrive over OTLP/gRPC."""
+    receiver = GrpcOtlpReceiver()
+    receiver.start()
+    try:
+        otel = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
+        worker = start_worker(
+            repo_root, jetjobs_env(settings, OTEL_SERVICE_NAME="grpc-stage", **otel), "second"
+        )
+        try:
+            await anyio.run_process(
+                [sys.executable, "-m", "jetjobs.cli", "enqueue", "trace.second", "{}", "-Q", "second"],
+                cwd=repo_root,
+                env=jetjobs_env(settings, OTEL_SERVICE_NAME="grpc-publisher", **otel),
+            )
+
+            def done(spans: list[ReceivedSpan]) -> bool:
+                return [s.name for s in spans].count("process trace.second") == 2
+
+            await anyio.to_thread.run_sync(receiver.wait, done)
+        finally:
+            stop_worker(worker)
+    finally:
+        receiver.stop()
+    services = {s.service for s in receiver.spans}
+    assert services == {"grpc-stage", "grpc-publisher"}
+    assert len({s.trace_id for s in receiver.spans}) == 1
 
 
 async def test_metrics_endpoint_counts_what_happened(nc: NATS, settings: Settings) -> None:
