@@ -13,8 +13,10 @@ import os
 import signal
 import sys
 from collections import deque
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import anyio
 import anyio.abc
@@ -39,7 +41,7 @@ def worker_env(settings: Settings, url: str) -> dict[str, str]:
 class WorkerProcess:
     """One `jetjobs worker` subprocess, its id (from its `worker.started` log line) and exit."""
 
-    def __init__(self, process: anyio.abc.Process, index: int) -> None:
+    def __init__(self, process: anyio.abc.Process, index: int, *, keep_log: bool = False) -> None:
         self.process = process
         self.index = index
         self.pid = process.pid
@@ -50,6 +52,8 @@ class WorkerProcess:
         self.killed = False  # we sent SIGKILL
         self.counts: dict[str, int] = {}  # the executor's tally, from `worker.stopped`
         self.tail: deque[str] = deque(maxlen=40)
+        self.keep_log = keep_log
+        self.events: list[dict[str, Any]] = []  # every JSON log line, when keep_log
 
     @property
     def alive(self) -> bool:
@@ -80,14 +84,20 @@ class WorkerProcess:
         self.exited.set()
         self.started.set()  # wake a start() that waits for a process that died first
 
+    def logged(self, event: str) -> list[dict[str, Any]]:
+        """Every kept log line of this event name (needs keep_log)."""
+        return [entry for entry in self.events if entry.get("event") == event]
+
     def _on_line(self, line: bytes) -> None:
         self.tail.append(line.decode(errors="replace"))
-        if b'"worker.st' not in line:
+        if not self.keep_log and b'"worker.st' not in line:
             return
         try:
             entry = json.loads(line)
         except ValueError:
             return
+        if self.keep_log:
+            self.events.append(entry)
         if entry.get("event") == "worker.started":
             self.worker_id = entry.get("worker")
             self.started.set()
@@ -115,6 +125,9 @@ class WorkerPool:
         url: str,
         *,
         concurrency: int = 10,
+        queues: Sequence[str] = ("default",),
+        env: Mapping[str, str] | None = None,
+        keep_log: bool = False,
         cwd: Path | str | None = None,
         respawn: bool = False,
         startup_timeout: float = 30.0,
@@ -122,10 +135,11 @@ class WorkerPool:
     ) -> None:
         self.command = [
             sys.executable, "-m", "jetjobs.cli", "--log-format", "json",
-            "worker", app_spec, "-c", str(concurrency),
+            "worker", app_spec, "-c", str(concurrency), "-Q", ",".join(queues),
         ]  # fmt: skip
         self.concurrency = concurrency
-        self.env = worker_env(settings, url)
+        self.env = worker_env(settings, url) | dict(env or {})
+        self.keep_log = keep_log
         self.cwd = cwd
         self.respawn = respawn
         self.startup_timeout = startup_timeout
@@ -182,7 +196,7 @@ class WorkerPool:
         process = await anyio.open_process(
             self.command, stdin=None, stdout=-3, stderr=-1, cwd=self.cwd, env=self.env
         )  # -3: subprocess.DEVNULL, -1: subprocess.PIPE
-        worker = WorkerProcess(process, len(self.processes))
+        worker = WorkerProcess(process, len(self.processes), keep_log=self.keep_log)
         self.processes.append(worker)
         self._tg.start_soon(self._follow, worker)
         with anyio.fail_after(self.startup_timeout):

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
+import msgspec
 import pytest
 from nats.aio.client import Client as NATS
 from prometheus_client.parser import text_string_to_metric_families
 
 from jetjobs import App, JobContext, Publisher, Reject, Settings
+from jetjobs.pool import WorkerPool, WorkerProcess, worker_env
 from tests.otlp_receiver import GrpcOtlpReceiver, OtlpReceiver, ReceivedSpan
 from tests.support import running_worker
 
@@ -34,53 +35,33 @@ def otlp() -> Iterator[OtlpReceiver]:
     receiver.stop()
 
 
-def jetjobs_env(settings: Settings, **extra: str) -> dict[str, str]:
-    """The environment of a jetjobs subprocess on the test's server and namespace."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_", "OTEL_"))}
-    env.update(
-        NATS_URL=settings.nats.url or "",
-        JETJOBS_NAMESPACE=settings.namespace,
-        JETJOBS_STORAGE="memory",
-        JETJOBS_BACKOFF_BASE="0.05",
-        JETJOBS_BACKOFF_MAX="0.1",
-        **extra,
-    )
-    return env
+def cli_env(settings: Settings, **extra: str) -> dict[str, str]:
+    """The environment of a jetjobs CLI subprocess on the test's server and namespace."""
+    return worker_env(fast_retries(settings), settings.nats.url or "") | extra
 
 
-def start_worker(repo_root: Path, env: dict[str, str], queue: str) -> subprocess.Popen[str]:
-    """A `jetjobs worker` subprocess; returns once it logged `worker.started`."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jetjobs.cli",
-            "--log-format",
-            "json",
-            "worker",
-            "tests.tracing_app:app",
-            "-Q",
-            queue,
-        ],
-        cwd=repo_root,
+def fast_retries(settings: Settings) -> Settings:
+    return msgspec.structs.replace(settings, backoff_base=0.05, backoff_max=0.1)
+
+
+@contextlib.asynccontextmanager
+async def stage_worker(
+    settings: Settings, repo_root: Path, queue: str, **env: str
+) -> AsyncIterator[WorkerProcess]:
+    """A `jetjobs worker tests.tracing_app:app -Q queue` process; SIGTERM (flushing spans) at exit."""
+    pool = WorkerPool(
+        "tests.tracing_app:app",
+        fast_retries(settings),
+        settings.nats.url or "",
+        queues=[queue],
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        keep_log=True,
+        cwd=repo_root,
     )
-    assert process.stderr is not None
-    for line in process.stderr:
-        if '"worker.started"' in line:
-            return process
-    raise AssertionError(f"worker for {queue} exited with {process.wait()}")
-
-
-def stop_worker(process: subprocess.Popen[str]) -> list[dict[str, Any]]:
-    """SIGTERM (which flushes spans), wait, and return the JSON log lines it wrote after start."""
-    process.terminate()
-    _, err = process.communicate(timeout=30)
-    assert process.returncode == 0, err
-    return [json.loads(line) for line in err.splitlines() if line.startswith("{")]
+    async with pool:
+        [worker] = await pool.start(1)
+        yield worker
+    assert worker.returncode == 0, "\n".join(worker.tail)
 
 
 def trace_complete(spans: list[ReceivedSpan]) -> bool:
@@ -104,19 +85,18 @@ async def test_one_trace_across_three_processes(
     log lines inside the job carry the same trace id.
     """
     otel = {"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf"}
-    worker_a = start_worker(repo_root, jetjobs_env(settings, OTEL_SERVICE_NAME="stage-a", **otel), "first")
-    worker_b = start_worker(repo_root, jetjobs_env(settings, OTEL_SERVICE_NAME="stage-b", **otel), "second")
-    try:
+    async with (
+        stage_worker(settings, repo_root, "first", OTEL_SERVICE_NAME="stage-a", **otel) as worker_a,
+        stage_worker(settings, repo_root, "second", OTEL_SERVICE_NAME="stage-b", **otel),
+    ):
         enqueue = await anyio.run_process(
             [sys.executable, "-m", "jetjobs.cli", "enqueue", "trace.first", '{"item": 42}', "-Q", "first"],
             cwd=repo_root,
-            env=jetjobs_env(settings, OTEL_SERVICE_NAME="publisher", **otel),
+            env=cli_env(settings, OTEL_SERVICE_NAME="publisher", **otel),
         )
         job_id = json.loads(enqueue.stdout)["id"]
         await anyio.to_thread.run_sync(otlp.wait, trace_complete)
-    finally:
-        logs_a = stop_worker(worker_a)
-        stop_worker(worker_b)
+    logs_a = worker_a.events
 
     spans = {(s.name, s.attributes.get("jetjobs.job.attempt", 0)): s for s in otlp.spans}
     publish_first = spans["publish trace.first", 0]
@@ -167,22 +147,17 @@ async def test_grpc_exporter_reaches_a_grpc_collector(settings: Settings, repo_r
     receiver.start()
     try:
         otel = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
-        worker = start_worker(
-            repo_root, jetjobs_env(settings, OTEL_SERVICE_NAME="grpc-stage", **otel), "second"
-        )
-        try:
+        async with stage_worker(settings, repo_root, "second", OTEL_SERVICE_NAME="grpc-stage", **otel):
             await anyio.run_process(
                 [sys.executable, "-m", "jetjobs.cli", "enqueue", "trace.second", "{}", "-Q", "second"],
                 cwd=repo_root,
-                env=jetjobs_env(settings, OTEL_SERVICE_NAME="grpc-publisher", **otel),
+                env=cli_env(settings, OTEL_SERVICE_NAME="grpc-publisher", **otel),
             )
 
             def done(spans: list[ReceivedSpan]) -> bool:
                 return [s.name for s in spans].count("process trace.second") == 2
 
             await anyio.to_thread.run_sync(receiver.wait, done)
-        finally:
-            stop_worker(worker)
     finally:
         receiver.stop()
     services = {s.service for s in receiver.spans}

@@ -2,100 +2,27 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
 import signal
-import subprocess
-import sys
-from collections.abc import AsyncIterator, Collection
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 import anyio
 import msgspec
 import pytest
-from anyio.abc import Process
-from anyio.streams.buffered import BufferedByteReceiveStream
 from nats.aio.client import Client as NATS
 from nats.js.kv import KeyValue
 
 from jetjobs import App, JobContext, Publisher, Settings
 from jetjobs.envelope import STATUS_DECODER
 from jetjobs.ledger import Ledger
+from jetjobs.pool import WorkerPool
 from jetjobs.topology import Topology
 from tests.support import running_worker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
 CONCURRENCY = 4
-WORKER_COMMAND = [
-    sys.executable,
-    "-m",
-    "jetjobs.cli",
-    "--log-format",
-    "json",
-    "worker",
-    "tests.apps:app",
-    "-c",
-    str(CONCURRENCY),
-]
-
-
-class WorkerProcess:
-    """A `jetjobs worker` subprocess and the JSON log lines it has written to stderr so far."""
-
-    def __init__(self, process: Process) -> None:
-        self.process = process
-        self.lines: list[str] = []
-        self.events: list[dict[str, Any]] = []
-        self._changed = anyio.Event()
-
-    async def read_log(self) -> None:
-        """Collect stderr line by line until the process closes it."""
-        assert self.process.stderr is not None
-        stream = BufferedByteReceiveStream(self.process.stderr)
-        while True:
-            try:
-                line = await stream.receive_until(b"\n", 1 << 20)
-            except (anyio.EndOfStream, anyio.IncompleteRead):
-                break
-            self.lines.append(line.decode(errors="replace"))
-            with contextlib.suppress(json.JSONDecodeError):
-                self.events.append(json.loads(line))
-            self._changed.set()
-        self._changed.set()
-
-    def logged(self, event: str) -> list[dict[str, Any]]:
-        """Every log line of this event name."""
-        return [line for line in self.events if line.get("event") == event]
-
-    async def wait_for_log(self, event: str, timeout: float = 15.0) -> dict[str, Any]:
-        """Wait until the worker logs `event`; return that line."""
-        with anyio.move_on_after(timeout):
-            while not (found := self.logged(event)):
-                self._changed = changed = anyio.Event()
-                await changed.wait()
-            return found[0]
-        tail = "".join(self.lines[-20:])
-        pytest.fail(f"the worker did not log {event!r} within {timeout}s; its stderr ends:\n{tail}")
-
-
-@contextlib.asynccontextmanager
-async def worker_process(env: dict[str, str], cwd: Path) -> AsyncIterator[WorkerProcess]:
-    """Run `jetjobs worker tests.apps:app` as a subprocess; killed if still running at the end."""
-    async with await anyio.open_process(
-        WORKER_COMMAND, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, cwd=cwd, env=env
-    ) as process:
-        worker = WorkerProcess(process)
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(worker.read_log)
-            try:
-                yield worker
-            finally:
-                if process.returncode is None:
-                    with contextlib.suppress(ProcessLookupError):
-                        process.kill()
 
 
 async def wait_running(kv: KeyValue, job_ids: Collection[str], count: int, timeout: float = 15.0) -> set[str]:
@@ -125,26 +52,20 @@ async def test_sigterm_hands_every_job_back_at_once(nc: NATS, settings: Settings
     again, the interrupted ones run once more, as attempt 2.
     """
     shared = msgspec.structs.replace(settings, ack_wait=30.0, grace_period=1.0)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NATS_", "JETJOBS_"))}
-    env |= {
-        "NATS_URL": settings.nats.url or "",
-        "JETJOBS_NAMESPACE": shared.namespace,
-        "JETJOBS_STORAGE": shared.storage,
-        "JETJOBS_ACK_WAIT": str(shared.ack_wait),
-        "JETJOBS_GRACE_PERIOD": str(shared.grace_period),
-    }
     publisher = Publisher(nc, shared)
     ledger = Ledger(await Topology(shared).status_kv(nc.jetstream()))
 
-    async with worker_process(env, repo_root) as worker:
-        started = await worker.wait_for_log("worker.started")
+    url = settings.nats.url or ""
+    pool = WorkerPool("tests.apps:app", shared, url, concurrency=CONCURRENCY, keep_log=True, cwd=repo_root)
+    async with pool:
+        [worker] = await pool.start(1)
         fast = [(await publisher.enqueue("jobs.fast", {"n": n})).id for n in range(5)]
         slow = [(await publisher.enqueue("jobs.slow", {"seconds": 30})).id for _ in range(20)]
         interrupted = await wait_running(ledger.kv, slow, CONCURRENCY)
-        worker.process.send_signal(signal.SIGTERM)
+        worker.send(signal.SIGTERM)
         with anyio.fail_after(10):
-            returncode = await worker.process.wait()
-    assert returncode == 0, "".join(worker.lines[-20:])
+            await worker.exited.wait()
+    assert worker.returncode == 0, "\n".join(worker.tail)
     assert len(worker.logged("job.interrupted")) == CONCURRENCY
     assert worker.logged("worker.stopped")
     for job_id in interrupted:
@@ -170,7 +91,7 @@ async def test_sigterm_hands_every_job_back_at_once(nc: NATS, settings: Settings
     for job_id in fast:
         record, _ = await ledger.get(job_id)
         assert record is not None
-        assert (record.state, record.attempt, record.worker) == ("succeeded", 1, started["worker"])
+        assert (record.state, record.attempt, record.worker) == ("succeeded", 1, worker.worker_id)
     attempts = {}
     for job_id in slow:
         record, _ = await ledger.get(job_id)
