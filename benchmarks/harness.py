@@ -1,73 +1,14 @@
-"""Shared machinery: the server, worker processes, counting events, RSS."""
+"""Shared machinery: counting events and reading RSS (worker processes come from jetjobs.pool)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
 from nats.aio.client import Client as NATS
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def worker_env(url: str, namespace: str, **extra: str) -> dict[str, str]:
-    """Environment of a benchmark worker process."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_", "OTEL_"))}
-    env.update(NATS_URL=url, JETJOBS_NAMESPACE=namespace, **extra)
-    return env
-
-
-@contextmanager
-def worker_process(
-    url: str, namespace: str, *, concurrency: int = 64, queues: str = "default", **extra: str
-) -> Iterator[subprocess.Popen[str]]:
-    """A `jetjobs worker benchmarks.apps:app` process, ready (it logged worker.started)."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jetjobs.cli",
-            "--log-format",
-            "json",
-            "worker",
-            "benchmarks.apps:app",
-            "-c",
-            str(concurrency),
-            "-Q",
-            queues,
-        ],
-        cwd=ROOT,
-        env=worker_env(url, namespace, **extra),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:
-            if "worker.started" in line:
-                break
-        else:
-            raise RuntimeError(f"worker exited early: {process.wait()}")
-        # Keep draining stderr (one log line per job) so the worker never blocks on a full pipe.
-        stream = process.stderr
-        threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
-        yield process
-    finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
 
 
 def peak_rss_mb(pid: int) -> float:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import time
@@ -15,11 +14,13 @@ import nats.errors
 from nats.aio.client import Client as NATS
 from nats.js import api
 
-from benchmarks.harness import Counter, peak_rss_mb, worker_process
+from benchmarks.harness import ROOT, Counter, peak_rss_mb
 from jetjobs import Publisher, Settings
+from jetjobs.pool import WorkerPool
 from jetjobs.settings import NatsSettings
 
 BODY = b"x" * 200
+APP = "benchmarks.apps:app"
 
 
 @dataclass
@@ -161,7 +162,8 @@ async def consume(b: Bench, *, tracing_endpoint: str | None) -> None:
         }
         label = "consume, 1 worker, tracing on (jobs/s)"
     t = time.perf_counter()
-    with worker_process(b.url, namespace, concurrency=64, **extra) as worker:
+    async with WorkerPool(APP, b.settings(namespace), b.url, concurrency=64, env=extra, cwd=ROOT) as pool:
+        [worker] = await pool.start(1)
         started = time.perf_counter()
         await done.wait(b.jobs)
         elapsed = done.last - started
@@ -190,9 +192,8 @@ async def end_to_end(b: Bench, workers: int) -> None:
     publisher = Publisher(nc, b.settings(namespace))
     await publisher.enqueue("bench.noop", {})
     await done.wait(0)
-    with contextlib.ExitStack() as stack:
-        for _ in range(workers):
-            stack.enter_context(worker_process(b.url, namespace, concurrency=64))
+    async with WorkerPool(APP, b.settings(namespace), b.url, concurrency=64, cwd=ROOT) as pool:
+        await pool.start(workers)
         await done.wait(1, timeout=60)
         t = time.perf_counter()
         jobs = [publisher.build("bench.noop", {"pad": "p" * 40}) for _ in range(b.jobs)]
@@ -254,7 +255,8 @@ async def latency(b: Bench, n: int = 1000) -> None:
     await nc.subscribe("bench.latency", cb=on_latency)
     publisher = Publisher(nc, b.settings(namespace))
     await publisher.enqueue("bench.noop", {})
-    with worker_process(b.url, namespace, concurrency=8):
+    async with WorkerPool(APP, b.settings(namespace), b.url, concurrency=8, cwd=ROOT) as pool:
+        await pool.start(1)
         for _ in range(n):
             await publisher.enqueue("bench.latency", {"sent_at": time.time()})
             await anyio.sleep(0.003)
@@ -331,26 +333,25 @@ async def recovery(
         changed = anyio.Event()
 
     await nc.subscribe("bench.started", cb=on_start)
-    env = {
-        "JETJOBS_ACK_WAIT": str(ack_wait),
-        "JETJOBS_HEARTBEAT_INTERVAL": str(heartbeat[0]),
-        "JETJOBS_HEARTBEAT_TTL": str(heartbeat[1]),
-    }
-    publisher = Publisher(nc, b.settings(namespace, ack_wait=ack_wait))
-    with worker_process(b.url, namespace, concurrency=in_flight, **env) as victim:
+    settings = b.settings(
+        namespace, ack_wait=ack_wait, heartbeat_interval=heartbeat[0], heartbeat_ttl=heartbeat[1]
+    )
+    publisher = Publisher(nc, settings)
+    async with WorkerPool(APP, settings, b.url, concurrency=in_flight, cwd=ROOT) as pool:
+        [victim] = await pool.start(1)
         await publisher.publish_many(
             [publisher.build("bench.hold", {"seconds": 300}) for _ in range(in_flight)]
         )
         with anyio.fail_after(60):
             while len(starts) < in_flight:
                 await changed.wait()
-        with worker_process(b.url, namespace, concurrency=in_flight, **env):
-            os.kill(victim.pid, signal.SIGKILL)
-            killed = time.time()
-            with anyio.fail_after(ack_wait * 2):
-                while sum(1 for s in starts.values() if any(a > 1 for a, _ in s)) < in_flight:
-                    await changed.wait()
-            last = max(at for s in starts.values() for a, at in s if a > 1)
+        await pool.start(1)
+        victim.send(signal.SIGKILL)
+        killed = time.time()
+        with anyio.fail_after(ack_wait * 2):
+            while sum(1 for s in starts.values() if any(a > 1 for a, _ in s)) < in_flight:
+                await changed.wait()
+        last = max(at for s in starts.values() for a, at in s if a > 1)
     b.rows.append(
         Row(
             f"recovery of {in_flight} jobs, heartbeat {heartbeat[0]:g}/{heartbeat[1]} s (s)",
