@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -137,6 +137,3 @@ class App:
             return fn
 
         return register
-
-
-AsyncHandler = Callable[[JobContext, Any], Awaitable[Any]]

@@ -103,10 +103,6 @@ class Ledger:
         except (WrongLastSequence, nats.js.errors.KeyWrongLastSequenceError):
             pass
 
-    async def record_queued(self, job: Job) -> None:
-        """Create the `queued` entry of a newly published job; never overwrites an existing one."""
-        await self.write(queued_record(job), 0)
-
 
 def queued_record(job: Job) -> StatusRecord:
     """The entry of a job that is waiting to run."""
