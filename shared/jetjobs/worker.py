@@ -17,6 +17,7 @@ import os
 import signal
 import socket
 from collections.abc import Sequence
+from datetime import timedelta
 
 import anyio
 import msgspec
@@ -30,7 +31,7 @@ from nats.js import JetStreamContext
 from jetjobs.acks import Requester
 from jetjobs.app import App
 from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import CANCEL_REQUEST_DECODER, PRIORITIES, Priority
+from jetjobs.envelope import CANCEL_REQUEST_DECODER, PRIORITIES, Priority, utcnow
 from jetjobs.errors import ConfigError
 from jetjobs.execution import Executor
 from jetjobs.heartbeat import Heartbeat
@@ -105,13 +106,20 @@ class Worker:
         return self._running
 
     def _held_by(self, worker_id: str | None, stream_seq: int) -> bool:
-        """Whether a live worker's latest heartbeat lists a delivery of this stream sequence."""
+        """Whether a live worker's current heartbeat lists a delivery of this stream sequence."""
         if self.supervisor is None or worker_id is None:
             return False
         beat = self.supervisor.alive.get(worker_id)
-        return beat is not None and any(
-            (pair := held_sequence(held.reply)) is not None and pair[1] == stream_seq
-            for held in beat.in_flight
+        # Only a current beat counts: after a node loss the watch can lag for seconds, and a stale
+        # beat may list a delivery its worker gave up (its ledger write failed) long ago.
+        fresh_after = utcnow() - timedelta(seconds=self.settings.heartbeat_ttl)
+        return (
+            beat is not None
+            and beat.beat_at >= fresh_after
+            and any(
+                (pair := held_sequence(held.reply)) is not None and pair[1] == stream_seq
+                for held in beat.in_flight
+            )
         )
 
     def liveness_counts(self) -> dict[str, int]:
