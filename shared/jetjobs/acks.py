@@ -2,9 +2,9 @@
 
 nats-py's `js.publish` is one request at a time with a dataclass-building JSON parse, and its
 `publish_async` never completes a future whose ack is an error (its reply handler raises). This is
-the small piece both need: one wildcard inbox subscription, a future per token, acks decoded with
-msgspec, and JetStream errors raised on the awaiting task (`WrongLastSequence` for a failed
-compare-and-set).
+the small piece both need: one wildcard inbox subscription whose replies resolve futures straight
+from the read loop (jetjobs.inbox), a future per token, acks decoded with msgspec, and JetStream
+errors raised on the awaiting task (`WrongLastSequence` for a failed compare-and-set).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
 from jetjobs.errors import JetJobsError
+from jetjobs.inbox import subscribe_direct
 
 
 class StreamError(JetJobsError):
@@ -69,7 +70,7 @@ class Requester:
     async def _ensure(self) -> None:
         if not self._prefix:
             self._prefix = self.nc.new_inbox()
-            await self.nc.subscribe(f"{self._prefix}.*", cb=self._on_reply)
+            await subscribe_direct(self.nc, f"{self._prefix}.*", self._on_reply)
             # One timer for all requests instead of a timeout scope per request (the hot path).
             asyncio.get_running_loop().call_later(self.timeout / 4, self._expire)
 
@@ -83,7 +84,7 @@ class Requester:
         if not self.nc.is_closed:
             asyncio.get_running_loop().call_later(self.timeout / 4, self._expire)
 
-    async def _on_reply(self, msg: Msg) -> None:
+    def _on_reply(self, msg: Msg) -> None:
         waiting = self._waiting.pop(msg.subject, None)
         if waiting is not None and not waiting[0].done():
             waiting[0].set_result(msg)

@@ -27,6 +27,7 @@ class PriorityBuffer(Generic[T]):
         self._current: dict[Priority, int] = dict.fromkeys(PRIORITIES, 0)
         self.capacity = capacity
         self._item_added = anyio.Event()
+        self.closed = False
         self._room_made: dict[Priority, anyio.Event] = {p: anyio.Event() for p in PRIORITIES}
 
     def __len__(self) -> int:
@@ -73,12 +74,24 @@ class PriorityBuffer(Generic[T]):
         self._room_made[chosen].set()
         return chosen, item
 
-    async def get(self) -> tuple[Priority, T]:
-        """Wait for and take the next delivery."""
-        while (picked := self.pick()) is None:
-            self._item_added = event = anyio.Event()
-            await event.wait()
-        return picked
+    async def get(self) -> tuple[Priority, T] | None:
+        """Wait for and take the next delivery; None once the buffer is closed.
+
+        Any number of tasks may wait: they share one event, renewed only after it fired.
+        """
+        while not self.closed:
+            picked = self.pick()
+            if picked is not None:
+                return picked
+            if self._item_added.is_set():
+                self._item_added = anyio.Event()
+            await self._item_added.wait()
+        return None
+
+    def close(self) -> None:
+        """Hand out nothing more (shutdown): waiting and later `get()` calls return None."""
+        self.closed = True
+        self._item_added.set()
 
     def drain(self) -> list[T]:
         """Remove and return everything buffered (at shutdown, to NAK it)."""

@@ -2,8 +2,11 @@
 
 ```
  fetcher(queue, high)  ─┐
- fetcher(queue, normal)─┼─▶ PriorityBuffer ──dispatcher──▶ job tasks (≤ concurrency) ──▶ Executor
+ fetcher(queue, normal)─┼─▶ PriorityBuffer ──▶ `concurrency` runner tasks ──▶ Executor
  fetcher(queue, low)   ─┘         ▲ leases of everything buffered or running extended by LeaseKeeper
+
+Each fetcher keeps one pull request open on its consumer (jetjobs.pull) and hands deliveries on
+in bursts as they arrive. The runners are long-lived: no task is started per job.
 ```
 
 Shutdown (SIGTERM/SIGINT, or `stop()`): fetchers stop; buffered deliveries are NAKed at once;
@@ -21,7 +24,6 @@ from datetime import timedelta
 
 import anyio
 import msgspec
-import nats.errors
 import structlog
 from anyio.abc import TaskStatus
 from nats.aio.client import Client as NATS
@@ -42,6 +44,7 @@ from jetjobs.orphans import held_sequence
 from jetjobs.outcome import describe
 from jetjobs.priority import PriorityBuffer
 from jetjobs.publisher import Publisher
+from jetjobs.pull import PullConsumer
 from jetjobs.settings import Settings
 from jetjobs.supervisor import Supervisor
 from jetjobs.topology import Topology
@@ -89,7 +92,6 @@ class Worker:
             "low": settings.weight_low,
         }
         self.buffer: PriorityBuffer[Msg] = PriorityBuffer(weights, capacity=concurrency)
-        self._slots = anyio.Semaphore(concurrency)
         self._running = 0
         self._idle = anyio.Event()
         self._stop = anyio.Event()
@@ -157,17 +159,20 @@ class Worker:
         )
         # The ledger says `cancelled` first; this tells a handler running here (cooperative).
         cancels = await self.nc.subscribe(self.topology.control_subject("cancel"), cb=self._on_cancel)
-        subscriptions = [
+        consumers = [
             (
                 priority,
-                await self.js.pull_subscribe_bind(
-                    durable=self.topology.consumer_name(queue, priority),
+                PullConsumer(
+                    self.nc,
                     stream=self.topology.jobs_stream,
+                    durable=self.topology.consumer_name(queue, priority),
                 ),
             )
             for queue in self.queues
             for priority in PRIORITIES
         ]
+        for _, consumer in consumers:
+            await consumer.start()
         log.info(
             "worker.started",
             worker=self.id,
@@ -196,28 +201,30 @@ class Worker:
                 keeper.start_soon(self.metrics.refresh_lag, self.js, self.topology, self.queues)
                 log.info("worker.metrics", url=f"http://127.0.0.1:{self.metrics_port}/metrics")
             async with anyio.create_task_group() as jobs:
+                for _ in range(self.concurrency):
+                    jobs.start_soon(self._runner)
                 async with anyio.create_task_group() as intake:
-                    for priority, sub in subscriptions:
-                        intake.start_soon(self._fetch, priority, sub)
-                    intake.start_soon(self._dispatch, jobs)
+                    for priority, consumer in consumers:
+                        intake.start_soon(self._fetch, priority, consumer)
                     task_status.started()
                     await self._stop.wait()
+                    self.buffer.close()
                     intake.cancel_scope.cancel()
                 late_until = anyio.current_time() + self.settings.fetch_timeout
-                await self._release_unstarted(subscriptions)
+                await self._release_unstarted([consumer for _, consumer in consumers])
                 async with anyio.create_task_group() as closing:
                     # Pull requests sent before the stop stay open on the server until they
                     # expire; whatever they still deliver is handed back at once.
-                    for _, sub in subscriptions:
-                        closing.start_soon(self._release_late, sub, late_until)
+                    for _, consumer in consumers:
+                        closing.start_soon(self._release_late, consumer, late_until)
                     with anyio.move_on_after(self.settings.grace_period):
                         while self._running:
                             await self._idle.wait()
                 jobs.cancel_scope.cancel()
             keeper.cancel_scope.cancel()
         self.metrics.close()
-        for _, sub in subscriptions:
-            await sub.unsubscribe()
+        for _, consumer in consumers:
+            await consumer.close()
         await cancels.unsubscribe()
         log.info("worker.stopped", worker=self.id, counts=self.executor.counts)
 
@@ -230,80 +237,70 @@ class Worker:
         if self.executor is not None and self.executor.cancel_running(request.job_id):
             log.info("job.cancel_requested", job_id=request.job_id, reason=request.reason)
 
-    async def _fetch(self, priority: Priority, sub: JetStreamContext.PullSubscription) -> None:
+    async def _fetch(self, priority: Priority, consumer: PullConsumer) -> None:
         while True:
             room = await self.buffer.wait_room(priority)
             try:
-                msgs = await sub.fetch(room, timeout=self.settings.fetch_timeout)
-            except (nats.errors.TimeoutError, TimeoutError):  # no jobs within fetch_timeout
-                continue
+                request = await consumer.pull(room, self.settings.fetch_timeout)
             except Exception as exc:  # disconnected: nats-py reconnects; try again shortly
                 log.warning("worker.fetch_failed", priority=priority, error=describe(exc))
                 await anyio.sleep(0.5)
                 continue
-            for msg in msgs:
-                self.lease.hold(msg)
-            if msgs and self.heartbeat is not None:
-                await self.heartbeat.held_more()  # listed before any of them can start
-            for msg in msgs:
-                self.buffer.put(priority, msg)
+            while burst := await request.next_burst():
+                for msg in burst:
+                    self.lease.hold(msg)
+                if self.heartbeat is not None:
+                    await self.heartbeat.held_more()  # listed before any of them can start
+                for msg in burst:
+                    self.buffer.put(priority, msg)
+            if not request.ended.startswith(("408", "filled")):
+                # 409 (consumer deleted, leadership change), 503 (no stream leader), lost: the
+                # stream is unavailable for now; ask again shortly rather than in a tight loop.
+                log.warning("worker.fetch_failed", priority=priority, error=request.ended)
+                await anyio.sleep(0.5)
 
-    async def _dispatch(self, jobs: anyio.abc.TaskGroup) -> None:
-        while True:
-            await self._slots.acquire()
-            _, msg = await self.buffer.get()
-            self._running += 1
-            self._idle = anyio.Event()
-            jobs.start_soon(self._run_one, msg)
-
-    async def _run_one(self, msg: Msg) -> None:
+    async def _runner(self) -> None:
+        """One of `concurrency` tasks: take the next delivery by priority, run it, repeat."""
         assert self.executor is not None
-        try:
-            await self.executor.process(msg)
-        except Exception as exc:
-            # Ledger or stream I/O failed (connection lost): the lease expires, the job comes back.
-            self.lease.release(msg)
-            log.error("job.process_failed", error=describe(exc))
-        finally:
-            self._running -= 1
-            self._slots.release()
+        while (picked := await self.buffer.get()) is not None:
+            msg = picked[1]
             if self._running == 0:
-                self._idle.set()
+                self._idle = anyio.Event()
+            self._running += 1
+            try:
+                await self.executor.process(msg)
+            except Exception as exc:
+                # Ledger or stream I/O failed (connection lost): the lease expires, the job comes back.
+                self.lease.release(msg)
+                log.error("job.process_failed", error=describe(exc))
+            finally:
+                self._running -= 1
+                if self._running == 0:
+                    self._idle.set()
 
-    async def _release_unstarted(
-        self, subscriptions: list[tuple[Priority, JetStreamContext.PullSubscription]]
-    ) -> None:
+    async def _release_unstarted(self, consumers: list[PullConsumer]) -> None:
         """NAK what was fetched but not started, so other workers get it now."""
         pending = self.buffer.drain()
-        for _, sub in subscriptions:
-            # A fetch cancelled mid-flight may have left deliveries in the subscription's queue.
-            queue = sub._sub._pending_queue
-            while not queue.empty():
-                msg = queue.get_nowait()
-                if msg.reply and msg.reply.startswith("$JS.ACK."):
-                    pending.append(msg)
-        for msg in pending:
+        for consumer in consumers:
+            pending.extend(consumer.take())  # arrived while the fetcher was being cancelled
+        await self._nak(pending)
+
+    async def _release_late(self, consumer: PullConsumer, until: float) -> None:
+        """NAK deliveries that arrive for pull requests made before the stop, until they expire."""
+        while (left := until - anyio.current_time()) > 0:
+            if await consumer.wait(left):
+                consumer.take_status()
+                await self._nak(consumer.take(), late=True)
+
+    async def _nak(self, msgs: list[Msg], *, late: bool = False) -> None:
+        for msg in msgs:
             self.lease.release(msg)
             try:
                 await msg.nak()
             except Exception as exc:
                 log.warning("worker.nak_failed", error=describe(exc))
-        if pending:
-            log.info("worker.released", count=len(pending))
-
-    async def _release_late(self, sub: JetStreamContext.PullSubscription, until: float) -> None:
-        """NAK deliveries that arrive for pull requests made before the stop, until they expire."""
-        while (left := until - anyio.current_time()) > 0:
-            try:
-                msg = await sub._sub.next_msg(timeout=left)
-            except nats.errors.TimeoutError:
-                return
-            if msg.reply and msg.reply.startswith("$JS.ACK."):
-                try:
-                    await msg.nak()
-                except Exception as exc:
-                    log.warning("worker.nak_failed", error=describe(exc))
-                log.info("worker.released", count=1, late=True)
+        if msgs:
+            log.info("worker.released", count=len(msgs), late=late)
 
 
 async def run_worker(

@@ -177,3 +177,46 @@ async def test_wait_room_waits_for_a_pick() -> None:
             assert rooms == []
             assert buffer.pick() == ("high", "high-0")
     assert rooms == [1]
+
+
+@pytest.mark.anyio
+async def test_many_waiters_each_get_an_item() -> None:
+    """Several tasks blocked in get() are all served as items arrive; none is left waiting."""
+    buffer: PriorityBuffer[str] = PriorityBuffer(WEIGHTS, capacity=8)
+    got: list[str] = []
+
+    async def take() -> None:
+        picked = await buffer.get()
+        assert picked is not None
+        got.append(picked[1])
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            for _ in range(4):
+                tg.start_soon(take)
+            await anyio.wait_all_tasks_blocked()
+            for i in range(4):
+                buffer.put("normal", f"item-{i}")
+                await anyio.wait_all_tasks_blocked()
+    assert sorted(got) == [f"item-{i}" for i in range(4)]
+
+
+@pytest.mark.anyio
+async def test_close_releases_waiters_and_hands_out_nothing() -> None:
+    """After close(), waiting and later get() calls return None, even with items still buffered."""
+    buffer: PriorityBuffer[str] = PriorityBuffer(WEIGHTS, capacity=8)
+    got: list[object] = []
+
+    async def take() -> None:
+        got.append(await buffer.get())
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(take)
+            tg.start_soon(take)
+            await anyio.wait_all_tasks_blocked()
+            buffer.close()
+    buffer.put("high", "after-close")
+    assert got == [None, None]
+    assert await buffer.get() is None
+    assert buffer.drain() == ["after-close"]
