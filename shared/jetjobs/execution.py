@@ -11,6 +11,8 @@ Order of writes, chosen so that a crash at any point loses nothing and completes
 
 from __future__ import annotations
 
+import asyncio
+import contextvars
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -86,7 +88,7 @@ class Executor:
         """Tally an ending (succeeded, retried, dead, invalid, skipped, ...): counts, metrics, span."""
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
         if self.metrics is not None:
-            self.metrics.finished.labels(job_type, outcome).inc()
+            self.metrics.job_finished(job_type, outcome)
         telemetry.mark_outcome(outcome, error)
         for listener in self.listeners:
             listener(outcome, job_id)
@@ -158,33 +160,37 @@ class Executor:
                 "jetjobs.job.attempt": attempt,
             }
 
-        with (
-            telemetry.consumer_span(msg.subject, headers, span_attributes),
-            structlog.contextvars.bound_contextvars(
+        with telemetry.consumer_span(msg.subject, headers, span_attributes):
+            # Bound for every log line of this job, the handler's own included. (Tokens, not
+            # `bound_contextvars`, which scans the whole context twice per job.)
+            tokens = structlog.contextvars.bind_contextvars(
                 job_id=job.id, type=job.type, attempt=attempt, **telemetry.log_ids()
-            ),
-        ):
+            )
             try:
-                handler, payload = self.resolve(msg, job)
-            except InvalidJob as exc:
-                # A well-formed job that cannot run: dead under its own id, so status and DLQ agree.
-                record, revision = await self.ledger.get(job.id)
-                if record is not None and record.state in TERMINAL_STATES:
-                    await self._settle_terminal(msg, job, record, attempt)
-                else:
-                    await self._die(msg, job, attempt, revision, Dead("invalid", str(exc)))
-                log.warning("job.invalid", error=str(exc))
-                return
-            await self._process_valid(msg, job, handler, payload, attempt)
+                await self._process_job(msg, job, attempt)
+            finally:
+                structlog.contextvars.reset_contextvars(**tokens)
+
+    async def _process_job(self, msg: Msg, job: Job, attempt: int) -> None:
+        try:
+            handler, payload = self.resolve(msg, job)
+        except InvalidJob as exc:
+            # A well-formed job that cannot run: dead under its own id, so status and DLQ agree.
+            record, revision = await self.ledger.get(job.id)
+            if record is not None and record.state in TERMINAL_STATES:
+                await self._settle_terminal(msg, job, record, attempt)
+            else:
+                await self._die(msg, job, attempt, revision, Dead("invalid", str(exc)))
+            log.warning("job.invalid", error=str(exc))
+            return
+        await self._process_valid(msg, job, handler, payload, attempt)
 
     async def _process_valid(self, msg: Msg, job: Job, handler: Handler, payload: Any, attempt: int) -> None:
         running = await self._claim(msg, job, attempt)
         if running is None:
             return
         if self.metrics is not None:
-            self.metrics.started.labels(job.type).inc()
-            if attempt > 1:
-                self.metrics.redeliveries.labels(job.type).inc()
+            self.metrics.job_started(job.type, redelivered=attempt > 1)
         started = time.monotonic()
         try:
             result, error = await self._run(handler, job, payload, attempt, msg), None
@@ -203,7 +209,7 @@ class Executor:
         settled = await self._settle(msg, job, attempt, running, outcome)
         label = settled or type(outcome).__name__.lower()
         if self.metrics is not None:
-            self.metrics.duration.labels(job.type, label).observe(elapsed)
+            self.metrics.job_duration(job.type, label, elapsed)
         log.info(
             "job.finished",
             outcome=label,
@@ -279,7 +285,9 @@ class Executor:
             publisher=self.publisher,
             headers=dict(msg.headers or {}),
         )
-        scope = anyio.move_on_after(job.timeout) if job.timeout else nullcontext()
+        scope = (
+            anyio.CancelScope(deadline=anyio.current_time() + job.timeout) if job.timeout else nullcontext()
+        )
         self.running[job.id] = ctx
         if job.id in self._cancels:  # the cancel arrived between the claim and now
             del self._cancels[job.id]
@@ -287,7 +295,12 @@ class Executor:
         try:
             with scope:
                 if handler.is_async:
-                    return await handler.fn(ctx, payload)
+                    # Its own task over a copy of the context: whatever context variables the
+                    # handler sets (structlog binds, library state) end with the job instead of
+                    # leaking into the runner's next one. Cancellation reaches it through the
+                    # await (the timeout scope and shutdown cancel this task, which cancels it).
+                    task = asyncio.create_task(handler.fn(ctx, payload), context=contextvars.copy_context())
+                    return await task
                 return await anyio.to_thread.run_sync(
                     handler.fn, ctx, payload, abandon_on_cancel=True, limiter=self.threads
                 )

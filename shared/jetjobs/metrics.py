@@ -87,6 +87,29 @@ class WorkerMetrics:
             "jetjobs_consumer_ack_pending", "Jobs delivered, not yet acked", ["consumer"], registry=r
         )
         self._server: Any = None
+        self._children: dict[tuple[object, ...], Any] = {}
+
+    def job_started(self, job_type: str, *, redelivered: bool) -> None:
+        """Count a handler run starting."""
+        self._child(self.started, job_type).inc()
+        if redelivered:
+            self._child(self.redeliveries, job_type).inc()
+
+    def job_finished(self, job_type: str, outcome: str) -> None:
+        """Count a settled delivery."""
+        self._child(self.finished, job_type, outcome).inc()
+
+    def job_duration(self, job_type: str, outcome: str, seconds: float) -> None:
+        """Record a handler's run time."""
+        self._child(self.duration, job_type, outcome).observe(seconds)
+
+    def _child(self, metric: Counter | Histogram, *labels: str) -> Any:
+        # `labels()` validates and locks on every call; the per-job path looks children up once.
+        key = (metric, *labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
 
     def track(self, state: WorkerState) -> None:
         """Expose counts the worker keeps anyway (read at scrape time, nothing on the job path)."""

@@ -7,6 +7,7 @@ from typing import Any
 import anyio
 import msgspec
 import pytest
+import structlog
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobContext, JobTooLarge, Publisher, Reject, Retry, Settings
@@ -254,3 +255,23 @@ async def test_publish_many_pipelines_and_dedupes(nc: NATS, settings: Settings) 
     record, _ = await (await ledger_of(nc, settings)).get(jobs[0].id)
     assert record is not None
     assert record.state == "queued"
+
+
+async def test_context_a_handler_binds_ends_with_its_job(nc: NATS, settings: Settings) -> None:
+    """Runners are long-lived: a structlog binding made by one job's handler is not seen by the next."""
+    app = App()
+    seen: list[dict[str, Any]] = []
+
+    @app.job("ctx.bind")
+    async def bind(ctx: JobContext, payload: dict[str, Any]) -> None:
+        seen.append(structlog.contextvars.get_contextvars())  # as the job starts
+        structlog.contextvars.bind_contextvars(customer="acme")
+
+    publisher = Publisher(nc, settings)
+    async with running_worker(app, nc, settings, concurrency=1) as (_, outcomes):
+        first = await publisher.enqueue("ctx.bind", {})
+        await outcomes.wait_for(first.id, "succeeded")
+        second = await publisher.enqueue("ctx.bind", {})
+        await outcomes.wait_for(second.id, "succeeded")
+    assert [entry["job_id"] for entry in seen] == [first.id, second.id]
+    assert [entry.get("customer") for entry in seen] == [None, None]
