@@ -16,10 +16,10 @@ from typing import Any
 
 import anyio
 
-from benchmarks import suite
+from benchmarks import peers, suite
 from jetjobs import EmbeddedServer
 
-SCENARIOS = ("publish", "consume", "consume-traced", "e2e", "latency", "recovery")
+SCENARIOS = ("publish", "consume", "consume-traced", "e2e", "latency", "recovery", "peers")
 
 
 @contextmanager
@@ -65,6 +65,8 @@ async def run(args: argparse.Namespace, url: str, sink: str) -> suite.Bench:
         elif name == "recovery":
             await suite.recovery(bench)
             await suite.recovery(bench, heartbeat=(0.5, 1))
+        elif name == "peers":
+            await peers.peers(bench)
     return bench
 
 
