@@ -22,7 +22,8 @@ class LeaseKeeper:
     def __init__(self, ack_wait: float) -> None:
         self.interval = ack_wait / 3
         self._held: dict[str, Msg] = {}
-        self._job_ids: dict[str, str] = {}
+        # What the heartbeat lists, kept ready: a beat goes out on every fetch.
+        self._entries: dict[str, InFlight] = {}
         self.extensions = 0
 
     def __len__(self) -> int:
@@ -32,24 +33,23 @@ class LeaseKeeper:
         """Start extending this delivery's lease."""
         assert msg.reply
         self._held[msg.reply] = msg
+        self._entries[msg.reply] = InFlight(reply=msg.reply, attempt=msg.metadata.num_delivered)
 
     def label(self, msg: Msg, job_id: str) -> None:
         """Name the job a held delivery carries (once decoded), for the heartbeat."""
-        if msg.reply in self._held:
-            self._job_ids[msg.reply] = job_id
+        entry = self._entries.get(msg.reply or "")
+        if entry is not None:
+            self._entries[entry.reply] = InFlight(reply=entry.reply, attempt=entry.attempt, job_id=job_id)
 
     def release(self, msg: Msg) -> None:
         """Stop extending (the delivery was acked, nak'ed or termed)."""
         if msg.reply:
             self._held.pop(msg.reply, None)
-            self._job_ids.pop(msg.reply, None)
+            self._entries.pop(msg.reply, None)
 
     def in_flight(self) -> list[InFlight]:
         """What this worker holds, as reported in its heartbeat."""
-        return [
-            InFlight(reply=reply, attempt=msg.metadata.num_delivered, job_id=self._job_ids.get(reply))
-            for reply, msg in self._held.items()
-        ]
+        return list(self._entries.values())
 
     def held(self) -> list[Msg]:
         """The deliveries held now."""
