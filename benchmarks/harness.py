@@ -1,7 +1,8 @@
-"""Shared machinery: counting events and reading RSS (worker processes come from jetjobs.pool)."""
+"""Shared machinery: counting events, reading RSS and CPU time (workers come from jetjobs.pool)."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -17,6 +18,12 @@ def peak_rss_mb(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a live process has used so far (from /proc/<pid>/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Counter:

@@ -14,7 +14,7 @@ import nats.errors
 from nats.aio.client import Client as NATS
 from nats.js import api
 
-from benchmarks.harness import ROOT, Counter, peak_rss_mb
+from benchmarks.harness import ROOT, Counter, cpu_seconds, peak_rss_mb
 from jetjobs import Publisher, Settings
 from jetjobs.pool import WorkerPool
 from jetjobs.settings import NatsSettings
@@ -128,12 +128,13 @@ async def raw_consume(b: Bench, n: int) -> float:
         await future
     sub = await js.pull_subscribe(f"{name.lower()}.>", durable="raw", stream=name)
     done = 0
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), time.process_time()
     while done < n:
         for msg in await sub.fetch(256, timeout=5):
             await msg.ack()
             done += 1
     rate = n / (time.perf_counter() - t)
+    b.extra.setdefault("raw_cpu_us_per_msg", []).append(round((time.process_time() - cpu) / n * 1e6, 1))
     await nc.close()
     return rate
 
@@ -165,8 +166,10 @@ async def consume(b: Bench, *, tracing_endpoint: str | None) -> None:
     async with WorkerPool(APP, b.settings(namespace), b.url, concurrency=64, env=extra, cwd=ROOT) as pool:
         [worker] = await pool.start(1)
         started = time.perf_counter()
+        cpu_before = cpu_seconds(worker.pid)
         await done.wait(b.jobs)
         elapsed = done.last - started
+        cpu = cpu_seconds(worker.pid) - cpu_before
         rss = peak_rss_mb(worker.pid)
     rate = b.jobs / elapsed
     b.rows.append(
@@ -180,6 +183,8 @@ async def consume(b: Bench, *, tracing_endpoint: str | None) -> None:
         )
     )
     b.extra.setdefault("worker_peak_rss_mb", []).append(round(rss, 1))
+    # CPU per job drifts far less than jobs/s on a shared machine.
+    b.extra.setdefault("worker_cpu_us_per_job", []).append(round(cpu / b.jobs * 1e6, 1))
     await nc.close()
 
 

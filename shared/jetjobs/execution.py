@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from contextlib import nullcontext
 from typing import Any, Literal
 
@@ -285,30 +285,22 @@ class Executor:
             publisher=self.publisher,
             headers=dict(msg.headers or {}),
         )
-        scope = (
-            anyio.CancelScope(deadline=anyio.current_time() + job.timeout) if job.timeout else nullcontext()
-        )
         self.running[job.id] = ctx
         if job.id in self._cancels:  # the cancel arrived between the claim and now
             del self._cancels[job.id]
             ctx.cancelled.set()
         try:
-            with scope:
-                if handler.is_async:
-                    # Its own task over a copy of the context: whatever context variables the
-                    # handler sets (structlog binds, library state) end with the job instead of
-                    # leaking into the runner's next one. Cancellation reaches it through the
-                    # await (the timeout scope and shutdown cancel this task, which cancels it).
-                    task = asyncio.create_task(handler.fn(ctx, payload), context=contextvars.copy_context())
-                    return await task
+            if handler.is_async:
+                return await run_async_handler(handler.fn(ctx, payload), job.timeout)
+            with anyio.move_on_after(job.timeout) if job.timeout else nullcontext():
                 return await anyio.to_thread.run_sync(
                     handler.fn, ctx, payload, abandon_on_cancel=True, limiter=self.threads
                 )
+            # Only reached when the timeout cancelled the wait for the thread.
+            raise JobTimeout(f"handler ran longer than the job's timeout of {job.timeout}s")
         finally:
             if self.running.get(job.id) is ctx:
                 del self.running[job.id]
-        # Only reached when the timeout cancelled the handler.
-        raise JobTimeout(f"handler ran longer than the job's timeout of {job.timeout}s")
 
     def _result(self, value: Any) -> Any:
         try:
@@ -425,3 +417,33 @@ class Executor:
                 await msg.term()
         except Exception as exc:
             log.warning("job.settle_failed", action=action, error=describe(exc))
+
+
+async def run_async_handler(handler_call: Coroutine[Any, Any, Any], timeout: float | None) -> Any:
+    """Await an async handler in its own task, cancelled with JobTimeout after `timeout` seconds.
+
+    Its own task over a copy of the context: whatever context variables the handler sets (structlog
+    binds, library state) end with the job instead of leaking into the runner's next one. The
+    timeout is a timer that cancels that task (an anyio scope per job cost more than the rest of a
+    no-op job's run); cancellation of the runner (shutdown) reaches the task through the await.
+    """
+    task = asyncio.create_task(handler_call, context=contextvars.copy_context())
+    if not timeout:
+        return await task
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(timeout, expire)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        runner = asyncio.current_task()
+        if expired and runner is not None and not runner.cancelling():
+            raise JobTimeout(f"handler ran longer than the job's timeout of {timeout}s") from None
+        raise
+    finally:
+        timer.cancel()

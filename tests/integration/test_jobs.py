@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import anyio
@@ -173,6 +174,27 @@ async def test_timeout_dead_letters_with_reason_timeout(nc: NATS, settings: Sett
     assert found is not None
     assert found[1].reason == "timeout"
     assert "timeout of 0.2s" in found[1].error
+
+
+async def test_sync_handler_timeout_dead_letters_too(nc: NATS, settings: Settings) -> None:
+    """A plain `def` handler past its timeout is abandoned in its thread and the job times out."""
+    app = App()
+    release = threading.Event()
+
+    @app.job("slow.sync")
+    def slow(ctx: JobContext, payload: dict[str, Any]) -> None:
+        release.wait(30)
+
+    try:
+        async with running_worker(app, nc, settings) as (worker, outcomes):
+            job = await Publisher(nc, settings).enqueue("slow.sync", {}, timeout=0.2, max_attempts=1)
+            await outcomes.wait_for(job.id, "dead")
+            ledger = await ledger_of(nc, settings)
+            found = await DeadLetters(nc.jetstream(), worker.topology, ledger).show(job.id)
+    finally:
+        release.set()
+    assert found is not None
+    assert found[1].reason == "timeout"
 
 
 async def test_duplicate_submit_runs_once(nc: NATS, settings: Settings) -> None:
