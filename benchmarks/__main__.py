@@ -1,10 +1,12 @@
-"""`python -m benchmarks [--jobs N] [--only NAME ...]`: run the suite, print the table, write JSON."""
+"""`python -m benchmarks [--jobs N] [--only NAME ...] [--repeat N]`: run, print the table, write JSON."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import platform
+import statistics
 import tempfile
 import threading
 import time
@@ -46,7 +48,31 @@ def otlp_sink() -> Iterator[str]:
 
 async def run(args: argparse.Namespace, url: str, sink: str) -> suite.Bench:
     bench = suite.Bench(url=url, jobs=args.jobs)
-    chosen = args.only or SCENARIOS
+    for _ in range(args.repeat):
+        await run_once(bench, args.only or SCENARIOS, sink)
+    bench.rows = medians(bench.rows)
+    if (best := peers.against_best_peer(bench.rows)) is not None:
+        bench.extra["jetjobs consume / best peer"] = best
+    return bench
+
+
+def medians(rows: list[suite.Row]) -> list[suite.Row]:
+    """One row per scenario (in first-seen order): the median jetjobs and baseline figures."""
+    by_scenario: dict[str, list[suite.Row]] = {}
+    for row in rows:
+        by_scenario.setdefault(row.scenario, []).append(row)
+    return [
+        dataclasses.replace(
+            same[0],
+            jetjobs=statistics.median(r.jetjobs for r in same),
+            baseline=statistics.median(r.baseline for r in same),
+            notes="; ".join(filter(None, [same[0].notes, f"median of {len(same)}" if len(same) > 1 else ""])),
+        )
+        for same in by_scenario.values()
+    ]
+
+
+async def run_once(bench: suite.Bench, chosen: list[str] | tuple[str, ...], sink: str) -> None:
     for name in SCENARIOS:
         if name not in chosen:
             continue
@@ -67,13 +93,13 @@ async def run(args: argparse.Namespace, url: str, sink: str) -> suite.Bench:
             await suite.recovery(bench, heartbeat=(0.5, 1))
         elif name == "peers":
             await peers.peers(bench)
-    return bench
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__)
     parser.add_argument("--jobs", type=int, default=20_000, help="jobs per throughput scenario")
     parser.add_argument("--only", nargs="*", choices=SCENARIOS, help="run only these scenarios")
+    parser.add_argument("--repeat", type=int, default=1, help="run N times; report medians")
     parser.add_argument("--output", type=Path, default=Path("bench-results.json"))
     args = parser.parse_args()
     started = time.time()

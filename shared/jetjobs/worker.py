@@ -247,17 +247,27 @@ class Worker:
                 await anyio.sleep(0.5)
                 continue
             while burst := await request.next_burst():
-                for msg in burst:
-                    self.lease.hold(msg)
-                if self.heartbeat is not None:
-                    await self.heartbeat.held_more()  # listed before any of them can start
-                for msg in burst:
-                    self.buffer.put(priority, msg)
+                # Shielded: a stop arriving here must not leave a burst neither buffered (to be
+                # NAKed at shutdown) nor listed.
+                with anyio.CancelScope(shield=True):
+                    for msg in burst:
+                        self.lease.hold(msg)
+                    if self.heartbeat is not None:
+                        await self._beat_now()  # listed before any of them can start
+                    for msg in burst:
+                        self.buffer.put(priority, msg)
             if not request.ended.startswith(("408", "filled")):
                 # 409 (consumer deleted, leadership change), 503 (no stream leader), lost: the
                 # stream is unavailable for now; ask again shortly rather than in a tight loop.
                 log.warning("worker.fetch_failed", priority=priority, error=request.ended)
                 await anyio.sleep(0.5)
+
+    async def _beat_now(self) -> None:
+        assert self.heartbeat is not None
+        try:
+            await self.heartbeat.held_more()
+        except Exception as exc:  # disconnected: the next periodic beat lists them
+            log.warning("heartbeat.failed", error=describe(exc))
 
     async def _runner(self) -> None:
         """One of `concurrency` tasks: take the next delivery by priority, run it, repeat."""
