@@ -13,10 +13,11 @@ import msgspec
 import nats.js.errors
 from nats.js.kv import KeyValue
 
-from jetjobs.acks import Requester, StreamError, WrongLastSequence
+from jetjobs.acks import Reply, Requester, StreamError, WrongLastSequence
 from jetjobs.envelope import STATUS_DECODER, DeadReason, Job, JobState, StatusRecord, utcnow
 
 _ENCODER = msgspec.json.Encoder()
+_CREATE = {"Nats-Expected-Last-Subject-Sequence": "0"}
 
 
 class Ledger:
@@ -72,21 +73,25 @@ class Ledger:
         except nats.js.errors.KeyWrongLastSequenceError:
             return None
 
-    async def create_many(self, records: list[StatusRecord]) -> list[int | None]:
-        """Create entries that must not exist yet, pipelined; None where one exists or failed."""
+    async def send_create(self, record: StatusRecord) -> Reply | None:
+        """Send the creation of an entry that must not exist yet; `created()` reads the answer.
+
+        None without a Requester (the entry is then created at once, unpipelined).
+        """
         if self.requester is None:
-            return [await self.write(record, 0) for record in records]
-        headers = {"Nats-Expected-Last-Subject-Sequence": "0"}
-        replies = [
-            await self.requester.send(self._prefix + r.id, _ENCODER.encode(r), headers) for r in records
-        ]
-        revisions: list[int | None] = []
-        for reply in replies:
-            try:
-                revisions.append((await reply.ack()).seq)
-            except (StreamError, TimeoutError):
-                revisions.append(None)
-        return revisions
+            await self.write(record, 0)
+            return None
+        return await self.requester.send(self._prefix + record.id, _ENCODER.encode(record), _CREATE)
+
+    @staticmethod
+    async def created(reply: Reply | None) -> int | None:
+        """The new entry's revision; None where it existed already, or on failure."""
+        if reply is None:
+            return None
+        try:
+            return (await reply.ack()).seq
+        except (StreamError, TimeoutError):
+            return None
 
     async def put(self, record: StatusRecord) -> int:
         """Store `record` unconditionally (operator actions: requeue, cancel)."""

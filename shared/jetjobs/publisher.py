@@ -200,18 +200,20 @@ class Publisher:
         results: list[Enqueued] = []
         for start in range(0, len(jobs), window):
             chunk = jobs[start : start + window]
-            revisions = await ledger.create_many([queued_record(job) for job in chunk])
-            replies = []
-            for job, revision in zip(chunk, revisions, strict=True):
+            created = [await ledger.send_create(queued_record(job)) for job in chunk]
+            sent = []
+            # Each job is published as soon as its `queued` entry is acknowledged (its revision
+            # rides along), not after the whole window's entries.
+            for job, creation in zip(chunk, created, strict=True):
+                revision = await ledger.created(creation)
                 headers = {"Nats-Msg-Id": job.msg_id}
                 if revision:
                     headers[LEDGER_REVISION_HEADER] = str(revision)
                 subject = self.topology.job_subject(job.queue, job.priority, job.type)
                 with telemetry.producer_span(subject, job, headers):
-                    replies.append(
-                        (subject, headers, await self.requester.send(subject, self._encode(job), headers))
-                    )
-            for job, revision, (subject, headers, reply) in zip(chunk, revisions, replies, strict=True):
+                    reply = await self.requester.send(subject, self._encode(job), headers)
+                sent.append((job, revision, subject, headers, reply))
+            for job, revision, subject, headers, reply in sent:
                 try:
                     ack = await reply.ack()
                 except (TimeoutError, NoStream):
