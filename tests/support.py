@@ -31,11 +31,16 @@ class Outcomes:
         return sum(outcomes.count(outcome) for outcomes in self.by_job.values())
 
     async def wait(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-        """Wait until `predicate()` holds; re-checked after every reported outcome."""
+        """Wait until `predicate()` holds; re-checked after every reported outcome.
+
+        Any number of tasks may wait at once: they share one event, renewed only after it fired
+        (a waiter replacing it would strand the others on an event nobody sets).
+        """
         with anyio.fail_after(timeout):
             while not predicate():
-                self._changed = event = anyio.Event()
-                await event.wait()
+                if self._changed.is_set():
+                    self._changed = anyio.Event()
+                await self._changed.wait()
 
     async def wait_for(self, job_id: str, outcome: str, timeout: float = 30.0) -> None:
         """Wait until `job_id` reported `outcome`."""
