@@ -51,8 +51,7 @@ async def run(args: argparse.Namespace, url: str, sink: str) -> suite.Bench:
     for _ in range(args.repeat):
         await run_once(bench, args.only or SCENARIOS, sink)
     bench.rows = medians(bench.rows)
-    if (best := peers.against_best_peer(bench.rows)) is not None:
-        bench.extra["jetjobs consume / best peer"] = best
+    bench.extra.update(peers.against_best_peer(bench.rows))
     return bench
 
 
