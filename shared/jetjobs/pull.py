@@ -8,9 +8,10 @@ on while the request stays open. So a job published to an idle worker starts as 
 arrives, and a draining backlog costs one request per batch.
 
 A request ends when its batch is filled, when the server says so with a status (408 request
-expired, 409 consumer deleted or leadership change, 503 no responders), or when it outlives its
-`expires` by `margin` (the request was lost with a connection). Deliveries that arrive after the
-request they answered ended (late ones) are still deliveries: the next `pull` or `take` gets them.
+expired, 409 consumer deleted or leadership change, 503 no responders), when the connection was
+re-established meanwhile, or when it outlives its `expires` by `margin` (lost without a trace).
+Deliveries that arrive after the request they answered ended (late ones) are still deliveries: the
+next `pull` or `take` gets them.
 """
 
 from __future__ import annotations
@@ -98,13 +99,18 @@ class PullConsumer:
 
 
 class PullRequest:
-    """One open pull request: `bursts()` until it ends; `ended` says how."""
+    """One open pull request: call `next_burst()` until it returns []; `ended` then says how."""
+
+    # While idle, how often to look whether the connection was re-established meanwhile (a
+    # request does not survive a reconnect; without this it would be noticed only at its deadline).
+    RECONNECT_CHECK = 0.5
 
     def __init__(self, consumer: PullConsumer, batch: int, deadline: float) -> None:
         self.consumer = consumer
         self.remaining = batch
         self.deadline = deadline
         self.ended = ""
+        self._reconnects = consumer.nc.stats["reconnects"]
 
     async def next_burst(self) -> list[Msg]:
         """The deliveries that arrived since the last burst; [] once the request has ended."""
@@ -121,6 +127,11 @@ class PullRequest:
                 self.ended = status
                 return []
             left = self.deadline - anyio.current_time()
-            if left <= 0 or not await consumer.wait(left):
+            if left <= 0:
                 self.ended = "lost"  # no answer within expires + margin: the request is gone
+            elif (
+                not await consumer.wait(min(left, self.RECONNECT_CHECK))
+                and consumer.nc.stats["reconnects"] != self._reconnects
+            ):
+                self.ended = "reconnected"  # the server never saw it, or forgot it
         return []

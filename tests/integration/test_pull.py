@@ -119,3 +119,14 @@ async def test_late_deliveries_are_kept_for_the_next_request(nc: NATS, settings:
             got.extend(consumer.take())
     assert [m.data for m in got] == [b"m0", b"m1"]
     await consumer.close()
+
+
+async def test_a_request_ends_when_the_connection_was_re_established(nc: NATS, settings: Settings) -> None:
+    """After a reconnect the server has forgotten the request: it ends long before its deadline."""
+    _, consumer = await provisioned(nc, settings)
+    request = await consumer.pull(8, expires=60)
+    nc.stats["reconnects"] += 1  # what nats-py counts once a reconnect's CONNECT went through
+    with anyio.fail_after(10):  # the deadline is 61 s away
+        assert await request.next_burst() == []
+    assert request.ended == "reconnected"
+    await consumer.close()
