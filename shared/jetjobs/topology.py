@@ -21,9 +21,11 @@ exists with a different configuration raises TopologyConflict naming every diffe
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import nats.js.errors
+import structlog
 from nats.js import JetStreamContext, api
 from nats.js.kv import KeyValue
 from nats.js.object_store import ObjectStore
@@ -31,6 +33,8 @@ from nats.js.object_store import ObjectStore
 from jetjobs.envelope import PRIORITIES, Priority
 from jetjobs.errors import TopologyConflict
 from jetjobs.settings import Settings
+
+log = structlog.get_logger("jetjobs.topology")
 
 # Headers and subject ride along with the body; leave room for them under max_msg_size.
 HEADER_ALLOWANCE = 4096
@@ -216,8 +220,14 @@ _CONSUMER_FIELDS = ("ack_policy", "ack_wait", "max_deliver", "filter_subject", "
 _KV_FIELDS = ("max_age", "max_msgs_per_subject", "storage", "num_replicas", "max_msg_size")
 
 
-def _differences(ours: Any, theirs: Any, fields: tuple[str, ...]) -> list[str]:
-    diffs = []
+# Fields an older jetjobs created differently and that can change in place without losing or
+# altering anything stored: more subjects, and features switched on (never off).
+_ADDITIVE_STREAM_FIELDS = frozenset({"subjects", "allow_msg_schedules", "allow_msg_ttl"})
+
+
+def _differing(ours: Any, theirs: Any, fields: tuple[str, ...]) -> dict[str, str]:
+    """Field name → "field: expected X, found Y", for each field where `theirs` differs."""
+    diffs = {}
     for field in fields:
         want, have = getattr(ours, field), getattr(theirs, field)
         if want is None or (isinstance(want, bool) and not want and not have):
@@ -227,12 +237,26 @@ def _differences(ours: Any, theirs: Any, fields: tuple[str, ...]) -> list[str]:
                 continue
         elif want == have:
             continue
-        diffs.append(f"{field}: expected {want!r}, found {have!r}")
+        diffs[field] = f"{field}: expected {want!r}, found {have!r}"
     return diffs
+
+
+def _differences(ours: Any, theirs: Any, fields: tuple[str, ...]) -> list[str]:
+    return list(_differing(ours, theirs, fields).values())
+
+
+def _additive(field: str, ours: api.StreamConfig, theirs: api.StreamConfig) -> bool:
+    if field == "subjects":  # only ours missing from it: an older version of the same stream
+        return set(theirs.subjects or []) <= set(ours.subjects or [])
+    return field in _ADDITIVE_STREAM_FIELDS and bool(getattr(ours, field)) and not getattr(theirs, field)
 
 
 async def ensure_stream(js: JetStreamContext, config: api.StreamConfig) -> api.StreamInfo:
     """Create the stream, or check that the existing one has the same configuration.
+
+    A stream an older jetjobs created without a subject or feature this version adds (the
+    schedules subject, per-message TTL, message schedules) is updated in place: nothing stored
+    changes. Any other difference is a conflict.
 
     Raises:
         TopologyConflict: the stream exists with a different configuration.
@@ -242,11 +266,22 @@ async def ensure_stream(js: JetStreamContext, config: api.StreamConfig) -> api.S
         info = await js.stream_info(config.name)
     except nats.js.errors.NotFoundError:
         return await js.add_stream(config)
-    diffs = _differences(config, info.config, _STREAM_FIELDS)
+    diffs = _differing(config, info.config, _STREAM_FIELDS)
+    if diffs and all(_additive(field, config, info.config) for field in diffs):
+        have = info.config
+        upgraded = dataclasses.replace(
+            have,
+            subjects=config.subjects,
+            allow_msg_schedules=bool(have.allow_msg_schedules or config.allow_msg_schedules),
+            allow_msg_ttl=bool(have.allow_msg_ttl or config.allow_msg_ttl),
+        )
+        info = await js.update_stream(upgraded)
+        log.info("topology.upgraded", stream=config.name, changes=list(diffs.values()))
+        return info
     if diffs:
         raise TopologyConflict(
             f"stream {config.name} exists with a different configuration: "
-            + "; ".join(diffs)
+            + "; ".join(diffs.values())
             + ". Use another JETJOBS_NAMESPACE, or change the stream (nats stream edit) to match."
         )
     return info

@@ -129,3 +129,55 @@ async def test_status_bucket_with_different_ttl_conflicts(nc: NATS, settings: Se
     message = str(caught.value)
     assert message.startswith(f"KV bucket {topology.status_bucket} exists with a different configuration")
     assert f"max_age: expected {settings.status_ttl!r}, found 60.0" in message
+
+
+async def test_a_jobs_stream_from_an_older_jetjobs_is_upgraded_in_place(nc: NATS, settings: Settings) -> None:
+    """A JOBS stream without the schedules subject, TTL and schedules gains them, keeping its jobs."""
+    js = nc.jetstream()
+    topology = Topology(settings)
+    wanted = topology.jobs_stream_config()
+    old = dataclasses.replace(
+        wanted,
+        subjects=[f"{settings.namespace}.jobs.>"],
+        allow_msg_schedules=False,
+        allow_msg_ttl=False,
+    )
+    await js.add_stream(old)
+    await js.publish(topology.job_subject("default", "normal", "t"), b"kept")
+
+    await topology.ensure_base(js)
+    info = await js.stream_info(topology.jobs_stream)
+    assert info.config.subjects == [f"{settings.namespace}.jobs.>", f"{settings.namespace}.schedules.>"]
+    assert info.config.allow_msg_ttl
+    assert info.config.allow_msg_schedules
+    assert info.state.messages == 1
+    # The upgraded stream now matches: a fresh Topology verifies it without changing anything.
+    await Topology(settings).ensure_base(js)
+
+
+async def test_a_difference_that_is_not_additive_still_conflicts(nc: NATS, settings: Settings) -> None:
+    """A missing subject alongside another retention is not upgraded: the conflict names both."""
+    js = nc.jetstream()
+    topology = Topology(settings)
+    old = dataclasses.replace(
+        topology.jobs_stream_config(),
+        subjects=[f"{settings.namespace}.jobs.>"],
+        retention=api.RetentionPolicy.WORK_QUEUE,
+    )
+    await js.add_stream(old)
+    with pytest.raises(TopologyConflict, match="retention") as raised:
+        await topology.ensure_base(js)
+    assert "subjects" in str(raised.value)
+    info = await js.stream_info(topology.jobs_stream)
+    assert info.config.subjects == [f"{settings.namespace}.jobs.>"]
+
+
+async def test_a_stream_of_our_name_listening_elsewhere_is_not_merged(nc: NATS, settings: Settings) -> None:
+    """Subjects are only ever added to an older version of our stream, never merged into another."""
+    js = nc.jetstream()
+    topology = Topology(settings)
+    other = dataclasses.replace(topology.jobs_stream_config(), subjects=[f"{settings.namespace}.legacy.>"])
+    await js.add_stream(other)
+    with pytest.raises(TopologyConflict, match="subjects"):
+        await topology.ensure_base(js)
+    assert (await js.stream_info(topology.jobs_stream)).config.subjects == [f"{settings.namespace}.legacy.>"]
