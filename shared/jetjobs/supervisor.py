@@ -63,26 +63,77 @@ class Supervisor:
         self._leadership_changed = anyio.Event()
         self._kv: KeyValue | None = None
         self._ledger: Ledger | None = None
+        self._watch_scope: anyio.CancelScope | None = None
+        self._watch_reconnects = 0
+        self._watch_restart_reason = ""
+        self._last_entry = 0.0
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Watch and campaign until cancelled; `started` once the initial state is read."""
         await self.topology.ensure_base(self.js)
         self._kv = await self.topology.workers_kv(self.js)
         self._ledger = Ledger(await self.topology.status_kv(self.js))
-        watcher = await self._kv.watch(">")  # heartbeats, death records (and the leader key)
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
                 tg.start_soon(self._campaign)
-                async for entry in watcher:
-                    if entry is None:  # the initial values have been delivered
-                        task_status.started()
-                        continue
-                    await self._on_entry(entry)
+                await self._watch(task_status)
         finally:
             with anyio.CancelScope(shield=True):
-                await watcher.stop()
                 await self._resign()
+
+    async def _watch(self, task_status: TaskStatus[None]) -> None:
+        """Follow the bucket; after a reconnect or a silence, start a new watch (`_campaign` checks).
+
+        nats-py's watcher (an ordered consumer) notices that its consumer is gone with the server
+        it lived on only after missing several idle heartbeats, 10-20 s, and deaths in that window
+        would wait for `ack_wait`. A new watch starts with every key's latest value: the beats of
+        live workers and the delete markers of the ones that expired meanwhile.
+        """
+        assert self._kv is not None
+        started = False
+        while True:
+            self._watch_reconnects = self.nc.stats["reconnects"]
+            self._last_entry = anyio.current_time()
+            try:
+                watcher = await self._kv.watch(">")  # heartbeats, death records, the leader key
+            except Exception as exc:
+                if not started:
+                    raise
+                # The bucket is electing a leader or the connection is down again: retry.
+                log.warning("supervisor.watch_failed", error=describe(exc))
+                await anyio.sleep(self.settings.heartbeat_interval)
+                continue
+            try:
+                with anyio.CancelScope() as self._watch_scope:  # cancelled by _campaign's tick
+                    async for entry in watcher:
+                        self._last_entry = anyio.current_time()
+                        if entry is None:  # the initial values have been delivered
+                            if not started:
+                                task_status.started()
+                                started = True
+                            continue
+                        with anyio.CancelScope(shield=True):  # a restart must not cut a recovery short
+                            await self._on_entry(entry)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await watcher.stop()
+            log.info("supervisor.watch_restarted", reason=self._watch_restart_reason)
+
+    def _restart_watch_if_stale(self) -> None:
+        """Restart the watch after a reconnect, or when it has been silent for 3 heartbeats.
+
+        Silence is a broken watch, not a quiet bucket: the leader renews its key every heartbeat
+        interval. (The consumer behind a watch lives on the stream's leader; when that node is
+        lost, a client connected elsewhere sees no reconnect, only silence.)
+        """
+        if self._watch_scope is None:
+            return
+        reconnected = self.nc.stats["reconnects"] != self._watch_reconnects
+        silent = anyio.current_time() - self._last_entry > 3 * self.settings.heartbeat_interval
+        if reconnected or silent:
+            self._watch_restart_reason = "reconnected" if reconnected else "silent"
+            self._watch_scope.cancel()
 
     async def _on_entry(self, entry: KeyValue.Entry) -> None:
         if entry.key.startswith(DEATH_PREFIX):
@@ -248,6 +299,7 @@ class Supervisor:
                     log.warning("supervisor.lost_leadership", supervisor=self.id, error=describe(exc))
                     self._set_leader(False)
                 revision = None
+            self._restart_watch_if_stale()
             await anyio.sleep(self.settings.heartbeat_interval)
 
     def _set_leader(self, leader: bool) -> None:
