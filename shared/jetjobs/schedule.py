@@ -223,16 +223,14 @@ class Schedules:
         """Delete the schedule `name`; False if there was none. Jobs it already fired still run."""
         subject = self.topology.schedule_subject(_check_name(name))
         await self.topology.ensure_base(self.js)
-        try:
-            await self.js.get_last_msg(self.topology.jobs_stream, subject)
-        except nats.js.errors.NotFoundError:
-            return False
-        await self.js.purge_stream(self.topology.jobs_stream, subject=subject)
-        return True
+        return await self._purge(subject)
 
     async def cancel_delayed(self, job_id: str) -> bool:
         """Delete a delayed job's schedule before it fires; False if it has fired or never existed."""
-        subject = self.topology.delayed_subject(job_id)
+        return await self._purge(self.topology.delayed_subject(job_id))
+
+    async def _purge(self, subject: str) -> bool:
+        """Purge the schedule message on `subject`; False if there is none."""
         try:
             await self.js.get_last_msg(self.topology.jobs_stream, subject)
         except nats.js.errors.NotFoundError:
