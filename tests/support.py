@@ -13,6 +13,10 @@ import anyio
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, Settings, Worker
+from jetjobs.deadletter import DeadLetters
+from jetjobs.envelope import DeadLetter, StatusRecord
+from jetjobs.ledger import Ledger
+from jetjobs.topology import Topology
 
 
 class Outcomes:
@@ -80,3 +84,19 @@ async def run_jetjobs(settings: Settings, *args: str) -> subprocess.CompletedPro
     }
     with anyio.fail_after(30):
         return await anyio.run_process([sys.executable, "-m", "jetjobs.cli", *args], env=env, check=False)
+
+
+async def status_of(nc: NATS, settings: Settings, job_id: str) -> StatusRecord:
+    """The job's ledger entry (it must exist)."""
+    record, _ = await Ledger(await Topology(settings).status_kv(nc.jetstream())).get(job_id)
+    assert record is not None
+    return record
+
+
+async def dead_letter_of(nc: NATS, settings: Settings, job_id: str) -> DeadLetter:
+    """The job's dead letter (it must exist)."""
+    topology = Topology(settings)
+    ledger = Ledger(await topology.status_kv(nc.jetstream()))
+    found = await DeadLetters(nc.jetstream(), topology, ledger).show(job_id)
+    assert found is not None
+    return found[1]

@@ -21,12 +21,8 @@ from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, InvalidJob, Publisher, Settings
-from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import DeadLetter, StatusRecord
-from jetjobs.ledger import Ledger
 from jetjobs.settings import SmtpSettings
-from jetjobs.topology import Topology
-from tests.support import running_worker
+from tests.support import dead_letter_of, running_worker, status_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -124,21 +120,6 @@ def smtp_settings(settings: Settings, port: int, **changes: Any) -> Settings:
         timeout=5.0,
     )
     return msgspec.structs.replace(settings, smtp=msgspec.structs.replace(smtp, **changes))
-
-
-async def status_of(nc: NATS, settings: Settings, job_id: str) -> StatusRecord:
-    record, _ = await Ledger(await Topology(settings).status_kv(nc.jetstream())).get(job_id)
-    assert record is not None
-    return record
-
-
-async def dead_letter_of(nc: NATS, settings: Settings, job_id: str) -> DeadLetter:
-    topology = Topology(settings)
-    found = await DeadLetters(
-        nc.jetstream(), topology, Ledger(await topology.status_kv(nc.jetstream()))
-    ).show(job_id)
-    assert found is not None
-    return found[1]
 
 
 WELCOME = {

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import msgspec
@@ -12,12 +11,11 @@ from nats.aio.client import Client as NATS
 
 from jetjobs import App, InvalidJob, Publisher, Settings
 from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import StatusRecord
 from jetjobs.ledger import Ledger
 from jetjobs.settings import WebhookSettings
 from jetjobs.topology import Topology
-from tests.http_target import Answer, HttpTarget, serving
-from tests.support import running_worker
+from tests.http_target import Answer, HttpTarget
+from tests.support import running_worker, status_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
@@ -37,22 +35,9 @@ EXPECTED = [{"fullName": "Ada", "city": "London"}, {"fullName": "Alan", "city": 
 
 
 @pytest.fixture
-def target() -> Iterator[HttpTarget]:
-    """A real HTTP server on 127.0.0.1."""
-    with serving() as server:
-        yield server
-
-
-@pytest.fixture
 def allowed(settings: Settings) -> Settings:
     """Settings that let jobs fetch from 127.0.0.1 (loopback is refused by default)."""
     return msgspec.structs.replace(settings, webhook=WebhookSettings(allow_hosts=("127.0.0.1",)))
-
-
-async def status_of(nc: NATS, settings: Settings, job_id: str) -> StatusRecord:
-    record, _ = await Ledger(await Topology(settings).status_kv(nc.jetstream())).get(job_id)
-    assert record is not None
-    return record
 
 
 async def test_inline_data_through_select_filter_map_rename(nc: NATS, settings: Settings) -> None:

@@ -7,7 +7,6 @@ import hmac
 import json
 import threading
 import time
-from collections.abc import Iterator
 
 import msgspec
 import pytest
@@ -16,24 +15,13 @@ from nats.aio.client import Client as NATS
 from jetjobs import App, InvalidJob, Publisher, Settings
 from jetjobs.builtins.hosts import HostDenied, HostPolicy, IPAddress
 from jetjobs.builtins.outbound import send
-from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import DeadLetter, StatusRecord
-from jetjobs.ledger import Ledger
 from jetjobs.settings import WebhookSettings
-from jetjobs.topology import Topology
-from tests.http_target import Answer, HttpTarget, serving
-from tests.support import running_worker
+from tests.http_target import Answer, HttpTarget
+from tests.support import dead_letter_of, running_worker, status_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 
 SECRET = "whsec-test-0123456789"
-
-
-@pytest.fixture
-def target() -> Iterator[HttpTarget]:
-    """A real HTTP server on 127.0.0.1."""
-    with serving() as server:
-        yield server
 
 
 @pytest.fixture
@@ -42,20 +30,6 @@ def allowed(settings: Settings) -> Settings:
     return msgspec.structs.replace(
         settings, webhook=WebhookSettings(secret=SECRET, allow_hosts=("127.0.0.1",), timeout=5.0)
     )
-
-
-async def status_of(nc: NATS, settings: Settings, job_id: str) -> StatusRecord:
-    record, _ = await Ledger(await Topology(settings).status_kv(nc.jetstream())).get(job_id)
-    assert record is not None
-    return record
-
-
-async def dead_letter_of(nc: NATS, settings: Settings, job_id: str) -> DeadLetter:
-    topology = Topology(settings)
-    ledger = Ledger(await topology.status_kv(nc.jetstream()))
-    found = await DeadLetters(nc.jetstream(), topology, ledger).show(job_id)
-    assert found is not None
-    return found[1]
 
 
 async def test_request_carries_idempotency_key_and_a_verifiable_signature(
