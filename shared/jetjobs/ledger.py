@@ -73,21 +73,17 @@ class Ledger:
         except nats.js.errors.KeyWrongLastSequenceError:
             return None
 
-    async def send_create(self, record: StatusRecord) -> Reply | None:
+    async def send_create(self, record: StatusRecord) -> Reply:
         """Send the creation of an entry that must not exist yet; `created()` reads the answer.
 
-        None without a Requester (the entry is then created at once, unpipelined).
+        Pipelined, so it needs the Requester (the publisher's ledger has one).
         """
-        if self.requester is None:
-            await self.write(record, 0)
-            return None
+        assert self.requester is not None, "send_create needs a Ledger built with a Requester"
         return await self.requester.send(self._prefix + record.id, _ENCODER.encode(record), _CREATE)
 
     @staticmethod
-    async def created(reply: Reply | None) -> int | None:
+    async def created(reply: Reply) -> int | None:
         """The new entry's revision; None where it existed already, or on failure."""
-        if reply is None:
-            return None
         try:
             return (await reply.ack()).seq
         except (StreamError, TimeoutError):

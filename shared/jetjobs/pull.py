@@ -39,8 +39,6 @@ class PullConsumer:
 
     def __init__(self, nc: NATS, *, stream: str, durable: str, margin: float = 1.0) -> None:
         self.nc = nc
-        self.stream = stream
-        self.durable = durable
         self.margin = margin
         self._next_subject = f"$JS.API.CONSUMER.MSG.NEXT.{stream}.{durable}"
         self._inbox = ""
