@@ -1,0 +1,23 @@
+"""The pipeline's one `jetjobs.App`: each stage package registers its handlers on it.
+
+A stage package exposes `register(app)` and nothing else to the rest of the pipeline; stages talk
+only through the jobs of `jobsearch.jobs`. `jobsearch serve STAGE` builds an App with that one
+stage and runs a jetjobs worker over the stage's queue.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+
+from jetjobs import App
+from jobsearch.jobs import STAGES, Stage
+
+
+def build_app(stages: Iterable[Stage] = STAGES) -> App:
+    """An App with the handlers of the given stages (default: all four)."""
+    app = App("jobsearch", builtins=False)
+    for stage in stages:
+        module = importlib.import_module(f"jobsearch.{stage}")
+        module.register(app)
+    return app

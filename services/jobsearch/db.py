@@ -1,0 +1,26 @@
+"""The pipeline's SQLite file: one connection helper that every writer and reader uses.
+
+Each stage creates its own tables (`CREATE TABLE IF NOT EXISTS`) in its own module; they share
+the file, never each other's code. WAL mode lets a second writer, the review page and the person's
+own `sqlite3` read while a stage writes; `busy_timeout` makes writers wait for each other.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+
+def open_db(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open (and create) the database in WAL mode with a 10 s busy timeout and foreign keys on."""
+    if readonly:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10.0, check_same_thread=False)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, timeout=10.0, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.row_factory = sqlite3.Row
+    return conn

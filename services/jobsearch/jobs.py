@@ -1,0 +1,108 @@
+"""The pipeline's job types, their queues and payloads: the only contract between the stages.
+
+```
+jobsearch.search ─▶ jobsearch.source (one per source) ─▶ jobsearch.listing (one per posting)
+   [jobsearch-fetch]        [jobsearch-fetch]                  [jobsearch-dedupe]
+ ─▶ jobsearch.draft (new, matching merged listings) ─▶ jobsearch.export (listing + drafts)
+        [jobsearch-draft]                                   [jobsearch-export]
+```
+Each stage is its own service over its own queue (`jobsearch serve STAGE`). A stage's output is
+the next stage's job, submitted with a key derived from its input, so a rerun submits nothing twice.
+Every payload carries the `run_id` of the search it belongs to, so `jobsearch run` can follow it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+import msgspec
+
+from jobsearch.listing import Listing, MergedListing
+from jobsearch.profile import Profile, Source
+
+Stage = Literal["fetch", "dedupe", "draft", "export"]
+STAGES: tuple[Stage, ...] = ("fetch", "dedupe", "draft", "export")
+
+# One queue per stage: its own durable consumers, its own service.
+QUEUES: dict[Stage, str] = {stage: f"jobsearch-{stage}" for stage in STAGES}
+
+SEARCH = "jobsearch.search"
+SOURCE = "jobsearch.source"
+LISTING = "jobsearch.listing"
+DRAFT = "jobsearch.draft"
+EXPORT = "jobsearch.export"
+
+RunId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+
+
+class _Payload(msgspec.Struct, kw_only=True, frozen=True):
+    run_id: RunId
+
+
+class SearchJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.search`: read every source of the profile."""
+
+    profile: Profile
+
+
+class SourceJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.source`: read one board, submit one listing job per posting."""
+
+    source: Source
+    profile: Profile
+
+
+class ListingJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.listing`: one fetched posting, for dedupe to merge, filter and pass on."""
+
+    listing: Listing
+    profile: Profile
+
+
+Step = Literal["cover_letter", "connection_note"]
+STEPS: tuple[Step, ...] = ("cover_letter", "connection_note")
+
+
+class DraftJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.draft`: write the drafts for one new, matching listing.
+
+    `provider` pins every step to one provider (the review page's "re-draft with"); otherwise the
+    service's environment routes each step.
+    """
+
+    listing: MergedListing
+    profile: Profile
+    provider: str | None = None
+    steps: list[Step] = msgspec.field(default_factory=lambda: list(STEPS))
+
+
+class Check(msgspec.Struct, kw_only=True, frozen=True):
+    """One deterministic check of a draft's text and its outcome."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+class Draft(msgspec.Struct, kw_only=True, frozen=True):
+    """One step's text for one listing, with where it came from and what it cost."""
+
+    step: Step
+    text: str
+    provider: str
+    model: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    status: Literal["ok", "needs_review"] = "ok"
+    checks: list[Check] = []
+    created_at: datetime | None = None
+
+
+class ExportJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.export`: record a listing and its drafts in the state of record (SQLite)."""
+
+    listing: MergedListing
+    drafts: list[Draft] = []

@@ -1,0 +1,116 @@
+"""The listing wire types every stage agrees on.
+
+fetch turns each board's own shape into a `Listing`; dedupe merges the listings that name one real
+job into a `MergedListing`, which keeps every source; draft and export carry the merged listing on.
+Evolution rule (as the platform's envelope): new fields get defaults, a field never changes type.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date, datetime
+from typing import Annotated, Literal
+
+import msgspec
+
+Board = Literal[
+    "greenhouse",
+    "lever",
+    "ashby",
+    "workable",
+    "smartrecruiters",
+    "remoteok",
+    "remotive",
+    "arbeitnow",
+    "hackernews",
+    "rss",
+    "sample",
+]
+BOARDS: tuple[Board, ...] = (
+    "greenhouse",
+    "lever",
+    "ashby",
+    "workable",
+    "smartrecruiters",
+    "remoteok",
+    "remotive",
+    "arbeitnow",
+    "hackernews",
+    "rss",
+    "sample",
+)
+
+SalaryInterval = Literal["year", "month", "week", "day", "hour"]
+NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
+
+
+class Salary(msgspec.Struct, kw_only=True, frozen=True):
+    """A pay range as the board states it; any part may be missing."""
+
+    min: float | None = None
+    max: float | None = None
+    currency: str | None = None  # ISO 4217 where the board says so
+    interval: SalaryInterval | None = None
+
+
+class Listing(msgspec.Struct, kw_only=True, frozen=True):
+    """One posting on one board, as fetched. All text is plain text: untrusted, never markup."""
+
+    board: Board
+    source: str  # the name of the profile's source entry that fetched it
+    external_id: NonEmpty  # the board's own id (Arbeitnow: the slug)
+    url: NonEmpty
+    title: NonEmpty
+    company: str = ""
+    locations: list[str] = []
+    remote: bool | None = None
+    employment_type: str | None = None
+    salary: Salary | None = None
+    posted_at: date | None = None
+    description: str = ""
+    department: str | None = None
+    fetched_at: datetime | None = None
+
+    @property
+    def key(self) -> str:
+        """`<board>:<external id>`: the listing job's idempotency key (`Nats-Msg-Id`)."""
+        return listing_key(self.board, self.external_id)
+
+
+def listing_key(board: str, external_id: str) -> str:
+    """The key of one posting on one board, safe as a `Nats-Msg-Id` and a job key (<= 256 chars).
+
+    An id with characters a header cannot carry, or a very long one, is replaced by its digest.
+    """
+    raw = f"{board}:{external_id}"
+    if len(raw) <= 200 and raw.isprintable() and not any(c.isspace() for c in raw):
+        return raw
+    return f"{board}:sha256-{hashlib.sha256(external_id.encode()).hexdigest()[:32]}"
+
+
+class SourceRef(msgspec.Struct, kw_only=True, frozen=True):
+    """Where a merged listing was seen: one board posting."""
+
+    board: Board
+    source: str
+    external_id: str
+    url: str
+    posted_at: date | None = None
+
+
+class MergedListing(msgspec.Struct, kw_only=True, frozen=True):
+    """One real job, merged from every board that posted it. `id` is stable across runs."""
+
+    id: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+    title: str
+    company: str
+    url: str  # the primary posting (the company's own board where there is one)
+    locations: list[str] = []
+    remote: bool | None = None
+    employment_type: str | None = None
+    salary: Salary | None = None
+    posted_at: date | None = None  # the earliest of its sources
+    description: str = ""
+    department: str | None = None
+    sources: list[SourceRef] = []
+    first_seen: datetime | None = None
