@@ -61,7 +61,8 @@ async def test_greenhouse_maps_jobs_and_drops_unusable_ones(board: HttpTarget) -
     assert "- Python & Go" in lead.description
     assert "Café on site\u00a0— free." not in lead.description  # nbsp collapsed to a space
     assert "Café on site — free." in lead.description
-    assert "trackView" not in lead.description and "p{}" not in lead.description
+    assert "trackView" not in lead.description
+    assert "p{}" not in lead.description
     assert "<" not in lead.description
     japanese = jobs["4012346"]
     assert japanese.title == "ソフトウェアエンジニア"
@@ -110,7 +111,8 @@ async def test_lever_pages_with_skip_and_limit(board: HttpTarget) -> None:
     assert platform.remote is None  # hybrid
     assert platform.salary == Salary(min=120000, max=150000, currency="CAD", interval="year")
     assert platform.posted_at == date(2025, 11, 1)
-    assert "Requirements\n" in platform.description and "On-call & ownership" in platform.description
+    assert "Requirements\n" in platform.description
+    assert "On-call & ownership" in platform.description
     assert "Visa sponsorship available." in platform.description
     assert by_id(fetched)["page1-0"].remote is True
 
@@ -129,7 +131,8 @@ async def test_ashby_compensation_and_unlisted(board: HttpTarget) -> None:
     assert staff.remote is False
     assert staff.department == "Engineering"
     assert staff.posted_at == date(2026, 11, 5)
-    assert support.remote is True and support.employment_type == "Part-time"
+    assert support.remote is True
+    assert support.employment_type == "Part-time"
     assert support.description == "Help customers — kindly."
 
 
@@ -145,7 +148,8 @@ async def test_workable_account(board: HttpTarget) -> None:
     assert sre.locations == ["Rotterdam, South Holland, Netherlands"]
     assert sre.description == "Keep shipments moving.\n\nOn-call 1 week in 6."
     assert sre.posted_at == date(2026, 11, 3)
-    assert analyst.remote is True and analyst.locations == ["Germany"]
+    assert analyst.remote is True
+    assert analyst.locations == ["Germany"]
 
 
 async def test_smartrecruiters_list_then_details(board: HttpTarget) -> None:
@@ -160,11 +164,13 @@ async def test_smartrecruiters_list_then_details(board: HttpTarget) -> None:
     assert java.url == "https://jobs.smartrecruiters.com/Vortexaudio/744000012345678-backend-developer-java-"
     assert java.company == "Vortex Audio AB"
     assert java.locations == ["Stockholm, Stockholm County, Sweden"]
-    assert java.employment_type == "Full-time" and java.department == "R&D"
+    assert java.employment_type == "Full-time"
+    assert java.department == "R&D"
     assert "Build our licensing service in Java & Kotlin." in java.description
     assert sales.title == "Försäljningschef"
     assert sales.url == "https://jobs.smartrecruiters.com/Vortexaudio/744000012345679"
-    assert sales.description == "" and sales.remote is True
+    assert sales.description == ""
+    assert sales.remote is True
 
 
 async def test_remoteok_skips_the_legal_notice(board: HttpTarget) -> None:
@@ -175,11 +181,13 @@ async def test_remoteok_skips_the_legal_notice(board: HttpTarget) -> None:
         fetched = await fetch_source(http, RemoteOK(tag="python", base_url=board.url("")))
     assert fetched.skipped == 0
     python, designer = fetched.listings
-    assert python.title == "Senior Python Engineer" and python.remote is True
+    assert python.title == "Senior Python Engineer"
+    assert python.remote is True
     assert python.url.startswith("https://remoteOK.com/remote-jobs/")
     assert python.salary == Salary(min=120000, max=160000, currency="USD", interval="year")
     assert python.description == "Python & Postgres. <b>Async</b> everything."  # escaped text stays text
-    assert designer.salary is None and designer.locations == []
+    assert designer.salary is None
+    assert designer.locations == []
 
 
 async def test_remotive_jobs(board: HttpTarget) -> None:
@@ -188,11 +196,13 @@ async def test_remotive_jobs(board: HttpTarget) -> None:
     async with client() as http:
         fetched = await fetch_source(http, Remotive(category="software-dev", base_url=board.url("")))
     backend, data = fetched.listings
-    assert backend.employment_type == "Full-time" and backend.department == "Software Development"
+    assert backend.employment_type == "Full-time"
+    assert backend.department == "Software Development"
     assert backend.locations == ["USA, Canada"]
     assert backend.description == "Salary: $140k - $170k\n\nBuild \u201cbooking\u201d services."
     assert backend.posted_at == date(2026, 11, 8)
-    assert data.employment_type == "Contract" and data.description == ""
+    assert data.employment_type == "Contract"
+    assert data.description == ""
 
 
 async def test_arbeitnow_follows_next_links(board: HttpTarget) -> None:
@@ -235,7 +245,8 @@ async def test_hackernews_finds_the_thread_and_parses_comments(board: HttpTarget
     acme, sakura = fetched.listings
     assert (acme.company, acme.title) == ("Acme Robotics", "Senior Backend Engineer")
     assert acme.url == "https://news.ycombinator.com/item?id=45800101"
-    assert acme.remote is True and acme.employment_type == "Full-time"
+    assert acme.remote is True
+    assert acme.employment_type == "Full-time"
     assert acme.salary == Salary(min=90000, max=110000, currency="EUR", interval="year")
     assert "Berlin, Germany" in acme.locations
     assert "We build warehouse robots & their software." in acme.description
