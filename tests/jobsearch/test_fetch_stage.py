@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import httpx
 import msgspec
 import pytest
 from nats.aio.client import Client as NATS
 from prometheus_client import REGISTRY
 
 from jetjobs import App, JobContext, Publisher, Reject, Retry, Settings
-from jobsearch.fetch import FetchHandlers, SourceReport, register, service
+from jetjobs.metrics import WorkerMetrics
+from jobsearch.fetch import FetchHandlers, SourceReport, metrics, register, service
 from jobsearch.fetch.handlers import outcome_of
 from jobsearch.jobs import LISTING, QUEUES, SEARCH, ListingJob, SearchJob, SourceJob
 from jobsearch.profile import Greenhouse, Lever, Person, Profile, Sample
@@ -183,3 +185,18 @@ async def test_fan_out_keys_one_source_job_per_source() -> None:
     assert [key for key, _ in seen] == ["r9:source:sample", "r9:source:greenhouse:acme", "r9:source:my lever"]
     assert [job.source for _, job in seen] == sources
     assert (report.submitted, report.duplicates) == (2, 1)
+
+
+async def test_board_failures_appear_on_the_worker_metrics_page() -> None:
+    """The fetch stage's counters (prometheus_client's default registry) are served on the
+    worker's /metrics page beside the jetjobs metrics."""
+    metrics.FAILURES.labels("remotive", "timeout").inc()
+    page = WorkerMetrics()
+    port = page.serve(0)
+    try:
+        async with httpx.AsyncClient() as http:
+            text = (await http.get(f"http://127.0.0.1:{port}/metrics")).text
+    finally:
+        page.close()
+    assert 'jobsearch_fetch_board_failures_total{board="remotive",kind="timeout"}' in text
+    assert "jetjobs_jobs_started" in text
