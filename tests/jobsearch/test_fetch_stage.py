@@ -15,11 +15,11 @@ from prometheus_client import REGISTRY
 from jetjobs import App, JobContext, Publisher, Reject, Retry, Settings
 from jetjobs.metrics import WorkerMetrics
 from jobsearch.fetch import FetchHandlers, SourceReport, metrics, register, service
-from jobsearch.fetch.handlers import outcome_of
+from jobsearch.fetch.handlers import SOURCE_ATTEMPTS, outcome_of
 from jobsearch.jobs import LISTING, QUEUES, SEARCH, ListingJob, SearchJob, SourceJob
-from jobsearch.profile import Greenhouse, Lever, Person, Profile, Sample
+from jobsearch.profile import Greenhouse, Lever, Person, Profile, Remotive, Sample
 from jobsearch.sources import SourceError
-from tests.http_target import HttpTarget
+from tests.http_target import Answer, HttpTarget
 from tests.jobsearch.boards import FAST, board, client, ok_file
 from tests.support import dead_letter_of, running_worker, status_of
 
@@ -106,6 +106,30 @@ async def test_search_fans_out_and_a_broken_board_is_reported(
     assert by_submitted[BUNDLED].duplicates == 0
     assert by_submitted[0].duplicates == BUNDLED  # the rerun: every listing key already in the window
     assert len(board.requests) == 2  # one request per run for the broken board, no retry on a 404
+
+
+@pytest.mark.integration
+async def test_a_board_that_keeps_failing_is_retried_then_dead_lettered(
+    nc: NATS, settings: Settings, board: HttpTarget
+) -> None:
+    """A board answering 503 every time: its source job runs SOURCE_ATTEMPTS times (each with the
+    client's own retries), then is dead-lettered as exhausted with the board's error."""
+    board.script("/api/remote-jobs", Answer(503, b"down for maintenance"))
+    fetch_app = App("fetch", builtins=False)
+    handlers = register(fetch_app)
+    handlers._policy = FAST
+    source = Remotive(base_url=board.url(""))
+    search = SearchJob(run_id="run-503", profile=Profile(person=Person(name="S"), sources=[source]))
+    async with running_worker(fetch_app, nc, settings, queues=[QUEUES["fetch"]]) as (_, fetched):
+        await Publisher(nc, settings).enqueue(SEARCH, search, queue=QUEUES["fetch"])
+        await fetched.wait(lambda: fetched.count("dead") == 1)
+    await handlers.aclose()
+    [source_job] = [job_id for job_id, outcomes in fetched.by_job.items() if "dead" in outcomes]
+    letter = await dead_letter_of(nc, settings, source_job)
+    assert letter.reason == "exhausted"
+    assert "remotive: HTTP 503 after 3 attempts" in (letter.error or "")
+    assert letter.attempts == SOURCE_ATTEMPTS
+    assert len(board.to("/api/remote-jobs")) == SOURCE_ATTEMPTS * (1 + FAST.retries)
 
 
 # The stage's work without a server: `jobsearch.fetch.service` and the outcome of a broken board.
