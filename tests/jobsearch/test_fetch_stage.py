@@ -4,6 +4,7 @@ and its work without a server (`jobsearch.fetch.service`, the outcome of a broke
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
@@ -14,9 +15,10 @@ from prometheus_client import REGISTRY
 
 from jetjobs import App, JobContext, Publisher, Reject, Retry, Settings
 from jetjobs.metrics import WorkerMetrics
+from jobsearch.app import build_app
 from jobsearch.fetch import FetchHandlers, SourceReport, metrics, register, service
 from jobsearch.fetch.handlers import SOURCE_ATTEMPTS, outcome_of
-from jobsearch.jobs import LISTING, QUEUES, SEARCH, ListingJob, SearchJob, SourceJob
+from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, ListingJob, SearchJob, SourceJob
 from jobsearch.profile import Greenhouse, Lever, Person, Profile, Remotive, Sample
 from jobsearch.sources import SourceError
 from tests.http_target import Answer, HttpTarget
@@ -224,3 +226,19 @@ async def test_board_failures_appear_on_the_worker_metrics_page() -> None:
         page.close()
     assert 'jobsearch_fetch_board_failures_total{board="remotive",kind="timeout"}' in text
     assert "jetjobs_jobs_started" in text
+
+
+async def test_the_service_closes_the_board_client_it_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`build_app` with a resource stack (as `jobsearch serve` uses it) closes the fetch stage's
+    BoardHttp when the stack unwinds, and not before."""
+    closed: list[FetchHandlers] = []
+
+    async def aclose(self: FetchHandlers) -> None:
+        closed.append(self)
+
+    monkeypatch.setattr(FetchHandlers, "aclose", aclose)
+    async with AsyncExitStack() as resources:
+        app = build_app(["fetch"], resources)
+        assert set(app.handlers) == {SEARCH, SOURCE}
+        assert closed == []
+    assert len(closed) == 1
