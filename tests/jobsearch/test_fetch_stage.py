@@ -16,7 +16,7 @@ from prometheus_client import REGISTRY
 from jetjobs import App, JobContext, Publisher, Reject, Retry, Settings
 from jetjobs.metrics import WorkerMetrics
 from jobsearch.app import build_app
-from jobsearch.fetch import FetchHandlers, SourceReport, metrics, register, service
+from jobsearch.fetch import FetchHandlers, SourceReport, metrics, service
 from jobsearch.fetch.handlers import SOURCE_ATTEMPTS, outcome_of
 from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, ListingJob, SearchJob, SourceJob
 from jobsearch.profile import Greenhouse, Lever, Person, Profile, Remotive, Sample
@@ -62,9 +62,8 @@ async def test_search_fans_out_and_a_broken_board_is_reported(
     letter naming the broken board and its 404; a second search inside the duplicate window
     submits no new listing job."""
     fetch_app = App("fetch", builtins=False)
-    handlers = register(fetch_app)
-    assert isinstance(handlers, FetchHandlers)
-    handlers._policy = FAST
+    handlers = FetchHandlers(FAST)
+    handlers.register(fetch_app)
     seen: list[ListingJob] = []
     publisher = Publisher(nc, settings)
     async with (
@@ -118,8 +117,8 @@ async def test_a_board_that_keeps_failing_is_retried_then_dead_lettered(
     client's own retries), then is dead-lettered as exhausted with the board's error."""
     board.script("/api/remote-jobs", Answer(503, b"down for maintenance"))
     fetch_app = App("fetch", builtins=False)
-    handlers = register(fetch_app)
-    handlers._policy = FAST
+    handlers = FetchHandlers(FAST)
+    handlers.register(fetch_app)
     source = Remotive(base_url=board.url(""))
     search = SearchJob(run_id="run-503", profile=Profile(person=Person(name="S"), sources=[source]))
     async with running_worker(fetch_app, nc, settings, queues=[QUEUES["fetch"]]) as (_, fetched):
