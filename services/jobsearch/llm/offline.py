@@ -52,10 +52,6 @@ def matched_skills(profile: Profile, listing: MergedListing) -> list[str]:
     return found
 
 
-def _relevance(role: Experience, listing_words: set[str]) -> int:
-    return len(_words(" ".join([role.title, *role.highlights])) & listing_words)
-
-
 def _period(role: Experience) -> str:
     if role.start is None:
         return ""
@@ -81,12 +77,11 @@ def cover_letter(profile: Profile, listing: MergedListing) -> str:
         f"I am writing to apply for the {listing.title} role{at_company}."
         + (f" {person.summary.strip()}" if person.summary.strip() else ""),
     ]
-    roles = sorted(person.experience, key=lambda r: _relevance(r, listing_words), reverse=True)
+    # The most recent roles, in the profile's order (newest first); within a role, the
+    # highlights that share most words with the posting come first.
     used = sum(len(p.split()) for p in paragraphs)
-    for index, role in enumerate(roles[:3]):
-        lead = "Most relevant to this role" if index == 0 else "Before that"
-        if index == 0 and role.end is None:
-            lead = "In my current role"
+    for index, role in enumerate(person.experience[:3]):
+        lead = "Before that" if index else "In my current role" if role.end is None else "Most recently"
         bullets: list[str] = []
         for highlight in sorted(role.highlights, key=lambda h: len(_words(h) & listing_words), reverse=True):
             if used + len(highlight.split()) > budget * 0.8 and bullets:
