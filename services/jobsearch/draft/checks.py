@@ -213,6 +213,10 @@ class Facts:
             links=[_link_key(link) for link in links if link],
         )
         facts._find_injections(f"{listing.title}\n{listing.company}\n{listing.description}", profile_text)
+        # What the listing's injected sentences say vouches for nothing: drop them from the text
+        # that names known organisations and titles.
+        plain = _sentences(listing_plain)
+        facts.listing_text = _norm("\n".join(s for s in plain if s not in facts.injected))
         return facts
 
     def _find_injections(self, text: str, profile_text: str) -> None:
