@@ -92,6 +92,7 @@ class ProviderServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body leave without a delayed-ACK stall
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
