@@ -215,6 +215,44 @@ async def overhead(calls: int) -> dict[str, float]:
     return {"raw_httpx_us": raw_us, "call_llm_us": layer_us, "overhead_us": layer_us - raw_us}
 
 
+async def overhead_in_memory(calls: int) -> dict[str, float]:
+    """The same comparison over httpx.MockTransport: the layer's own CPU cost, without socket noise."""
+    system, prompt = "You write cover letters." * 20, "Write one." * 200
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=ANSWER, headers={"content-type": "application/json"})
+
+    base = "http://llm.invalid/v1"
+    env = {"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": base}
+    body = {
+        "model": "gpt-4o-mini",
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
+        "max_completion_tokens": 500,
+        "stream": False,
+    }
+    headers = {"authorization": "Bearer sk-bench", "content-type": "application/json"}
+    transport = httpx.MockTransport(answer)
+    async with (
+        httpx.AsyncClient(transport=transport) as raw,
+        httpx.AsyncClient(transport=transport) as shared,
+    ):
+        llm = LlmClient(load_llm_settings(env), http=shared)
+        raw_times, layer_times = [], []
+        for i in range(calls * 2 + 40):
+            if i % 2:
+                t = time.perf_counter()
+                r = await raw.post(f"{base}/chat/completions", json=body, headers=headers)
+                msgspec.json.decode(r.content)
+                raw_times.append(time.perf_counter() - t)
+            else:
+                t = time.perf_counter()
+                await llm.call_llm("cover_letter", system, prompt, max_tokens=500)
+                layer_times.append(time.perf_counter() - t)
+    raw_us = statistics.median(raw_times[20:]) * 1e6
+    layer_us = statistics.median(layer_times[20:]) * 1e6
+    return {"raw_httpx_us": raw_us, "call_llm_us": layer_us, "overhead_us": layer_us - raw_us}
+
+
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {}
     results["offline"] = await offline_rate(args.listings)
@@ -226,6 +264,13 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     print(
         f"provider layer: call_llm {o['call_llm_us']:.0f} us, raw httpx {o['raw_httpx_us']:.0f} us, "
         f"overhead {o['overhead_us']:.0f} us per call",
+        flush=True,
+    )
+    results["overhead_in_memory"] = m = await overhead_in_memory(args.calls)
+    print(
+        f"provider layer, in memory: call_llm {m['call_llm_us']:.0f} us, "
+        f"raw httpx {m['raw_httpx_us']:.0f} us, "
+        f"overhead {m['overhead_us']:.0f} us per call",
         flush=True,
     )
     return results
