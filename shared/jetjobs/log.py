@@ -17,6 +17,8 @@ from typing import BinaryIO
 import msgspec
 import structlog
 
+from jetjobs.redact import mask_log_secrets
+
 _ENCODER = msgspec.json.Encoder(enc_hook=str)
 
 
@@ -91,6 +93,7 @@ def configure_logging(*, json: bool | None = None, level: str = "INFO") -> None:
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info if json else structlog.processors.StackInfoRenderer(),
+            mask_log_secrets,  # URL passwords and tokens, wherever a value or traceback has one
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),

@@ -23,6 +23,8 @@ from typing import Any
 from opentelemetry import propagate, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
+from jetjobs.redact import mask_url
+
 _TRACE_HEADERS = ("traceparent", "tracestate")
 _provider: Any = None
 
@@ -159,7 +161,7 @@ def mark_outcome(outcome: str, error: str | None) -> None:
     span = trace.get_current_span()
     span.set_attribute("jetjobs.job.outcome", outcome)
     if error:
-        span.set_status(Status(StatusCode.ERROR, error[:256]))
+        span.set_status(Status(StatusCode.ERROR, mask_url(error)[:256]))
 
 
 def log_ids() -> dict[str, str]:
