@@ -177,8 +177,9 @@ async def _connectable(url: str, settings: NatsSettings) -> bool:
     async def quiet(exc: Exception) -> None:
         """A stale `server.url` is expected: no traceback for it."""
 
+    nc = NATS()
     try:
-        nc = await nats.connect(
+        await nc.connect(
             url,
             connect_timeout=1,
             allow_reconnect=False,
@@ -188,7 +189,8 @@ async def _connectable(url: str, settings: NatsSettings) -> bool:
         )
     except Exception:
         return False
-    await nc.close()
+    finally:
+        await nc.close()
     return True
 
 
