@@ -17,8 +17,9 @@ from jetjobs.builtins.hosts import HostPolicy
 from jetjobs.builtins.outbound import send
 from jetjobs.builtins.payloads import check_http_url
 from jetjobs.errors import Reject
+from jetjobs.outcome import Dead, RetryLater, classify
 from jetjobs.redact import mask_url
-from jetjobs.settings import load_settings
+from jetjobs.settings import Settings, load_settings
 
 SECRETS = ("url-pw", "nats-pw", "nats-token", "smtp-pw", "hook-secret")
 
@@ -92,7 +93,14 @@ def test_log_lines_mask_url_credentials(json: bool) -> None:
 
 @pytest.mark.anyio
 async def test_errors_mask_url_credentials() -> None:
-    """Item 11: the errors of the built-ins' URLs (a job's error, its dead letter) mask them."""
+    """Item 11: the errors a job ends with (its ledger entry, its dead letter, its span), any
+    handler's and the built-ins', show URLs with the password masked."""
+    settings = Settings()
+    for error in (RuntimeError("GET https://u:hook-secret@h/x failed"), Reject("https://u:hook-secret@h/x")):
+        for attempt in (1, 5):
+            outcome = classify(error, None, attempt=attempt, max_attempts=5, settings=settings)
+            assert isinstance(outcome, RetryLater | Dead)
+            assert "https://u:***@h/x" in outcome.error, outcome
     with pytest.raises(ValueError, match=r"u:\*\*\*@") as invalid:
         check_http_url("http://u:hook-secret@hooks.example.com:99999/")
     assert "hook-secret" not in str(invalid.value)
