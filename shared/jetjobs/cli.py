@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
@@ -169,7 +170,8 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
     await topology.ensure_base(js)
     report: dict[str, Any] = {
         "namespace": settings.namespace,
-        "server": nc.connected_url.netloc if nc.connected_url else None,
+        # host:port only: the URL's user info may hold a password or token.
+        "server": f"{nc.connected_url.hostname}:{nc.connected_url.port}" if nc.connected_url else None,
         "streams": {},
         "consumers": {},
     }
@@ -375,14 +377,27 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         telemetry.setup_tracing(f"jetjobs-{args.command}")
         try:
-            return anyio.run(_run, args, load_settings())
+            code = anyio.run(_run, args, load_settings())
+            sys.stdout.flush()  # a pipe's reader may be gone: find out here, not at interpreter exit
+            return code
         finally:
             telemetry.shutdown_tracing()
+    except BrokenPipeError:
+        return _reader_gone()
     except JetJobsError as exc:
         print(f"jetjobs: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _reader_gone() -> int:
+    """The reader of stdout went away (`jetjobs info | head`): stop quietly, as Unix tools do."""
+    # Python's own flush of stdout at exit would fail again and print a warning: point it nowhere.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE  # what a shell reports for a tool that SIGPIPE stopped
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ from jetjobs.envelope import STATUS_DECODER, TERMINAL_STATES, Job, JobEvent, Sta
 from jetjobs.ledger import Ledger
 from jetjobs.pool import WorkerPool, WorkerProcess
 from jetjobs.publisher import Publisher
+from jetjobs.redact import mask_url
 from jetjobs.settings import Settings
 from jetjobs.supervisor import LEADER_KEY
 from jetjobs.topology import Topology, ensure_stream
@@ -385,7 +386,7 @@ async def submit(
 
 
 def connected_url(nc: NATS, settings: Settings) -> str:
-    """The server address a worker process should use: NATS_URL, or where `nc` is connected."""
+    """The server's address: NATS_URL, or where `nc` is connected."""
     if settings.nats.url:
         return settings.nats.url
     url = nc.connected_url
@@ -429,8 +430,10 @@ async def run_kill_worker(nc: NATS, settings: Settings, *, jobs: int, workers: i
     url = connected_url(nc, settings)
     check = LedgerCheck(nc, settings)
     await check.setup()
-    print(f"jetjobs demo kill-worker: namespace {namespace} on {url}", flush=True)
-    async with WorkerPool("jetjobs.demo:app", settings, url, concurrency=concurrency) as pool:
+    print(f"jetjobs demo kill-worker: namespace {namespace} on {mask_url(url)}", flush=True)
+    # On the embedded server (no NATS_URL) the workers join it through its store directory.
+    pool_url = settings.nats.url or ""
+    async with WorkerPool("jetjobs.demo:app", settings, pool_url, concurrency=concurrency) as pool:
         await pool.start(workers)
         print(f"  {workers} workers started; submitting {jobs} jobs", flush=True)
         payloads = [{"n": i, "ms": 2 + i % 4} for i in range(jobs)]

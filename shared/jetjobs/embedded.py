@@ -3,10 +3,14 @@
 The server listens on a random loopback port (`-p -1`); its address is read from the server's own
 "Listening for client connections" log line, so there is no race for a free port, and readiness
 is the "Server is ready" line rather than a poll.
+
+With a `token`, clients must present it: it goes into a config file readable by this user only
+(`auth.conf` in the store), never onto the command line, which every local user can read.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -59,8 +63,10 @@ class EmbeddedServer:
         port: int = -1,
         extra_args: Sequence[str] = (),
         startup_timeout: float = 30.0,
+        token: str | None = None,
     ) -> None:
         self.store_dir = Path(store_dir)
+        self.token = token
         self.host = host
         self.port = port
         self.extra_args = list(extra_args)
@@ -91,6 +97,7 @@ class EmbeddedServer:
             self.host,
             "-p",
             str(self.port),
+            *self._auth_args(),
             *self.extra_args,
         ]
         self._process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -105,6 +112,18 @@ class EmbeddedServer:
         self.port = port[0]
         self.url = f"nats://{self.host}:{self.port}"
         return self.url
+
+    def _auth_args(self) -> list[str]:
+        if self.token is None:
+            return []
+        if "-c" in self.extra_args or "--config" in self.extra_args:
+            raise ServerError("EmbeddedServer: a token and a config file of your own (-c) do not combine")
+        config = self.store_dir / "auth.conf"
+        fd = os.open(config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            os.fchmod(file.fileno(), 0o600)  # the file may have existed with a wider mode
+            file.write(f"authorization {{\n  token: {json.dumps(self.token)}\n}}\n")
+        return ["-c", str(config)]
 
     def _read_log(self, ready: threading.Event, port: list[int]) -> None:
         assert self._process is not None

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import io
 import logging
 import sys
-from typing import BinaryIO
+from typing import BinaryIO, TextIO
 
 import msgspec
 import structlog
+
+from jetjobs.redact import mask_log_secrets, mask_url
 
 _ENCODER = msgspec.json.Encoder(enc_hook=str)
 
@@ -75,12 +78,22 @@ class CoalescingWriterFactory:
         return self._writer
 
 
+def _masked_traceback(sio: TextIO, exc_info: structlog.typing.ExcInfo) -> None:
+    """The console renderer's traceback, with URL credentials masked (the JSON one is a value)."""
+    buffer = io.StringIO()
+    formatter: structlog.typing.ExceptionRenderer = structlog.dev.default_exception_formatter
+    formatter(buffer, exc_info)
+    sio.write(mask_url(buffer.getvalue()))
+
+
 def configure_logging(*, json: bool | None = None, level: str = "INFO") -> None:
     """Configure structlog once per process. `json=None` picks by whether stderr is a terminal."""
     if json is None:
         json = not sys.stderr.isatty()
     renderer: structlog.types.Processor = (
-        structlog.processors.JSONRenderer(serializer=_dumps) if json else structlog.dev.ConsoleRenderer()
+        structlog.processors.JSONRenderer(serializer=_dumps)
+        if json
+        else structlog.dev.ConsoleRenderer(exception_formatter=_masked_traceback)
     )
     factory: structlog.types.WrappedLogger = (
         CoalescingWriterFactory(sys.stderr.buffer) if json else structlog.PrintLoggerFactory(sys.stderr)
@@ -91,6 +104,7 @@ def configure_logging(*, json: bool | None = None, level: str = "INFO") -> None:
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info if json else structlog.processors.StackInfoRenderer(),
+            mask_log_secrets,  # URL passwords and tokens, wherever a value or traceback has one
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),

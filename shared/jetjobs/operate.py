@@ -54,6 +54,8 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
         status=args.status,
         rate=args.rate,
         replay_id=args.replay_id,
+        include_replays=args.include_replays,
+        again=args.again,
     )
     report = await replay(nc, settings, plan, dry_run=args.dry_run)
     if args.json:
@@ -64,6 +66,13 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
     _print_report(report)
     again = f"--since {rfc3339(plan.since)}" + (f" --until {rfc3339(plan.until)}" if plan.until else "")
     print(f"  run again safely with: {again} --replay-id {plan.replay_id}")
+    if report.replayed_before:
+        print(
+            f"note: {report.replayed_before} job(s) in this window were replayed before by another replay "
+            "(a relative --since makes a new replay each time it is typed), so this one left them alone; "
+            "add --again to replay them once more",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -73,13 +82,20 @@ def _print_report(report: ReplayReport) -> None:
     if report.first_at and report.last_at:
         print(f"  first / last       {rfc3339(report.first_at)} / {rfc3339(report.last_at)}")
     if report.dry_run:
-        print(f"  would publish      {report.matched - report.already_replayed} (dry run: nothing published)")
+        would = report.matched - report.already_replayed - report.replayed_before
+        print(f"  would publish      {would} (dry run: nothing published)")
     else:
         print(f"  published          {report.published}")
     print(f"  already replayed   {report.already_replayed}")
+    print(
+        f"  replayed before    {report.replayed_before} (by another replay; --again replays them once more)"
+    )
     print(f"  skipped, invalid   {report.skipped_invalid} (messages in the window that are not valid jobs)")
     print(f"  skipped, status    {report.skipped_status}")
     print(f"  skipped, own       {report.skipped_own} (jobs this replay published)")
+    print(
+        f"  skipped, replays   {report.skipped_replays} (jobs that are replays; --include-replays takes them)"
+    )
 
 
 async def cmd_schedule(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
@@ -154,7 +170,9 @@ def add_log_commands(sub: Any) -> None:
         "replay",
         help="run again, as new jobs, the jobs of a time window",
         description="Read the JOBS stream from --since and republish the matching jobs as new jobs "
-        "(replay_of = the original id). Running the same replay again publishes nothing twice.",
+        "(replay_of = the original id). Running the same replay again publishes nothing twice; "
+        "jobs that are replays, and jobs another replay already replayed, are left alone unless "
+        "--include-replays or --again says otherwise.",
     )
     p.add_argument(
         "--since", required=True, metavar="TIME", help="a duration ago (90s, 15m, 1h, 2d) or RFC 3339"
@@ -169,6 +187,16 @@ def add_log_commands(sub: Any) -> None:
     p.add_argument("--dry-run", action="store_true", help="count what would be replayed; publish nothing")
     p.add_argument("--rate", metavar="N/s", help="at most N publishes per second")
     p.add_argument("--replay-id", help="the replay's identity (default: derived from the window and filters)")
+    p.add_argument(
+        "--include-replays",
+        action="store_true",
+        help="replay jobs that are themselves replays too (default: leave them alone)",
+    )
+    p.add_argument(
+        "--again",
+        action="store_true",
+        help="replay jobs that another replay already replayed, once more (default: leave them alone)",
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_replay)
 

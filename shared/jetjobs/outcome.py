@@ -18,6 +18,7 @@ from typing import Any
 from jetjobs.backoff import backoff_delay
 from jetjobs.envelope import DeadReason
 from jetjobs.errors import InvalidJob, Reject, Retry
+from jetjobs.redact import mask_url
 from jetjobs.settings import Settings
 
 
@@ -52,8 +53,8 @@ class JobTimeout(Exception):
 
 
 def describe(exc: BaseException) -> str:
-    """A one-line error text for the ledger and the dead-letter record."""
-    text = str(exc)
+    """A one-line error text for the ledger and the dead-letter record (URL credentials masked)."""
+    text = mask_url(str(exc))
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -64,9 +65,9 @@ def classify(
     if error is None:
         return Succeeded(result)
     if isinstance(error, Reject):
-        return Dead("rejected", error.reason)
+        return Dead("rejected", mask_url(error.reason))
     if isinstance(error, InvalidJob):
-        return Dead("invalid", str(error))
+        return Dead("invalid", mask_url(str(error)))
     message = describe(error)
     if attempt >= max_attempts:
         return Dead("timeout" if isinstance(error, JobTimeout) else "exhausted", message)

@@ -28,9 +28,17 @@ def worker_env(settings: Settings, url: str) -> dict[str, str]:
     """The environment of a worker process: this one's, with every top-level setting pinned.
 
     Sections (`smtp`, `webhook`, ...) are inherited as they are in this process's environment.
+    An empty `url` means this process's embedded server: the workers join it as every jetjobs
+    process of the user does, through its store directory (address and token are kept there).
     """
-    env = {k: v for k, v in os.environ.items() if k != "NATS_STORE_DIR"}
-    env["NATS_URL"] = url
+    env = dict(os.environ)
+    if url:
+        env.pop("NATS_STORE_DIR", None)
+        env["NATS_URL"] = url
+    else:
+        env.pop("NATS_URL", None)
+        if settings.nats.store_dir:
+            env["NATS_STORE_DIR"] = settings.nats.store_dir
     for name in Settings.__struct_fields__:
         value = getattr(settings, name)
         if isinstance(value, str | int | float):

@@ -13,6 +13,15 @@ the ledger is asked whether that id exists already (which holds beyond the dupli
 The replay id is `--replay-id`, or derived from the plan's resolved parameters: the same absolute
 window and filters give the same replay id.
 
+A relative window (`--since 1h`) resolves to a new one, and so a new replay id, each time it is
+typed; two more rules keep such a repeat from adding anything:
+
+- jobs that are themselves replays (`replay_of` set) are not replayed, unless the plan says
+  `include_replays`;
+- an original that another replay already replayed is not replayed again, unless the plan says
+  `again`. Before publishing, a first pass reads the log from `since` to its end (past `until`:
+  the earlier replay's output came later) and notes the originals of the replays it finds there.
+
 Messages in the window that are not valid jobs are skipped and counted, never republished.
 """
 
@@ -21,7 +30,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from typing import Literal
 
@@ -57,6 +66,10 @@ class ReplayPlan(msgspec.Struct, kw_only=True, frozen=True):
     subject: str | None = None
     status: StatusFilter = "any"
     rate: float | None = None
+    # Replay jobs that are replays themselves, too.
+    include_replays: bool = False
+    # Replay originals that another replay already replayed, once more.
+    again: bool = False
 
 
 class ReplayReport(msgspec.Struct, kw_only=True):
@@ -71,6 +84,10 @@ class ReplayReport(msgspec.Struct, kw_only=True):
     skipped_invalid: int = 0
     skipped_status: int = 0
     skipped_own: int = 0
+    # Jobs that are replays themselves (left alone without include_replays).
+    skipped_replays: int = 0
+    # Originals that an earlier replay (another replay id) replayed already (left alone without again).
+    replayed_before: int = 0
     by_type: dict[str, int] = {}
     first_at: datetime | None = None
     last_at: datetime | None = None
@@ -85,6 +102,8 @@ def plan_replay(
     status: StatusFilter = "any",
     rate: str | float | None = None,
     replay_id: str | None = None,
+    include_replays: bool = False,
+    again: bool = False,
     now: datetime | None = None,
 ) -> ReplayPlan:
     """Resolve durations (`1h`) and RFC 3339 times to absolute UTC, and fix the replay id.
@@ -104,6 +123,7 @@ def plan_replay(
     if replay_id is None:
         identity = (
             f"{rfc3339(start)}|{rfc3339(end) if end else '-'}|{job_type or '-'}|{subject or '-'}|{status}"
+            + ("|replays" if include_replays else "")
         )
         replay_id = "r" + hashlib.blake2b(identity.encode(), digest_size=8).hexdigest()
     elif not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", replay_id):
@@ -116,6 +136,8 @@ def plan_replay(
         subject=subject,
         status=status,
         rate=per_second,
+        include_replays=include_replays,
+        again=again,
     )
 
 
@@ -166,9 +188,23 @@ async def replay(
         only = f"{jobs_prefix}*.*.{plan.job_type}"
     else:
         only = f"{jobs_prefix}>"
-    sub = await publisher.js.pull_subscribe(
+    if not plan.again:
+        replayer.replayed_before = await _replayed_before(
+            publisher.js, topology.jobs_stream, only, plan, end_seq
+        )
+    async with _window(publisher.js, topology.jobs_stream, only, plan) as (sub, pending):
+        await replayer.read(sub, end_seq, pending=pending, on_progress=on_progress)
+    return replayer.report
+
+
+@contextlib.asynccontextmanager
+async def _window(
+    js: JetStreamContext, stream: str, only: str, plan: ReplayPlan
+) -> AsyncIterator[tuple[JetStreamContext.PullSubscription, int]]:
+    """An ephemeral consumer of `only` from `plan.since`, and how many messages it has pending."""
+    sub = await js.pull_subscribe(
         only,
-        stream=topology.jobs_stream,
+        stream=stream,
         config=api.ConsumerConfig(
             description=f"jetjobs replay {plan.replay_id}",
             deliver_policy=api.DeliverPolicy.BY_START_TIME,
@@ -181,13 +217,69 @@ async def replay(
     )
     info = await sub.consumer_info()
     try:
-        await replayer.read(sub, end_seq, pending=info.num_pending or 0, on_progress=on_progress)
+        yield sub, info.num_pending or 0
     finally:
         with contextlib.suppress(nats.errors.Error, nats.js.errors.Error):
             # Else it goes away by itself after inactive_threshold.
-            await publisher.js.delete_consumer(topology.jobs_stream, info.name)
+            await js.delete_consumer(stream, info.name)
         await sub.unsubscribe()
-    return replayer.report
+
+
+async def _batches(
+    sub: JetStreamContext.PullSubscription, end_seq: int, batch: int
+) -> AsyncIterator[list[Msg]]:
+    """The consumer's messages in batches, up to the stream sequence `end_seq` (inclusive)."""
+    while True:
+        try:
+            msgs = await sub.fetch(batch, timeout=2.0)
+        except nats.errors.TimeoutError:
+            if not (await sub.consumer_info()).num_pending:
+                return
+            continue
+        taken: list[Msg] = []
+        for msg in msgs:
+            if msg.metadata.sequence.stream > end_seq:
+                break
+            taken.append(msg)
+            if _at_end(msg, end_seq):
+                break
+        yield taken
+        if len(taken) < len(msgs) or (taken and _at_end(taken[-1], end_seq)):
+            return
+
+
+def _at_end(msg: Msg, end_seq: int) -> bool:
+    return msg.metadata.sequence.stream >= end_seq or msg.metadata.num_pending == 0
+
+
+class _ReplayOf(msgspec.Struct):
+    """The two envelope fields the first pass needs (the rest is not decoded)."""
+
+    id: str = ""
+    replay_of: str | None = None
+
+
+_REPLAY_OF = msgspec.json.Decoder(_ReplayOf)
+
+
+async def _replayed_before(
+    js: JetStreamContext, stream: str, only: str, plan: ReplayPlan, end_seq: int
+) -> set[str]:
+    """The ids of the originals that replays other than this one published between `since` and
+    `end_seq` (the log's end at the start) were made from."""
+    found: set[str] = set()
+    async with _window(js, stream, only, plan) as (sub, pending):
+        if not pending:
+            return found
+        async for msgs in _batches(sub, end_seq, _BATCH):
+            for msg in msgs:
+                try:
+                    head = _REPLAY_OF.decode(msg.data)
+                except (msgspec.DecodeError, msgspec.ValidationError):
+                    continue  # not a job: the second pass counts it
+                if head.replay_of and head.id != replay_job_id(plan.replay_id, head.replay_of):
+                    found.add(head.replay_of)
+    return found
 
 
 class _Replayer:
@@ -200,6 +292,8 @@ class _Replayer:
         self.report = report
         self.interval = 1.0 / plan.rate if plan.rate else 0.0
         self.next_at = 0.0
+        # Originals that another replay replayed already (see _replayed_before).
+        self.replayed_before: set[str] = set()
 
     async def read(
         self,
@@ -212,51 +306,33 @@ class _Replayer:
         """Consume up to `until` (exclusive), the last sequence as of the start, or nothing pending."""
         # A rate-limited batch must finish well inside the consumer's inactive_threshold.
         batch = max(1, min(_BATCH, int(self.plan.rate * 10))) if self.plan.rate else _BATCH
-        done = pending == 0
-        while not done:
-            try:
-                msgs = await sub.fetch(batch, timeout=2.0)
-            except nats.errors.TimeoutError:
-                done = not (await sub.consumer_info()).num_pending
-                continue
+        if pending == 0:
+            return
+        async for msgs in _batches(sub, end_seq, batch):
             for msg in msgs:
-                meta = msg.metadata
-                if meta.sequence.stream > end_seq or (self.plan.until and meta.timestamp >= self.plan.until):
-                    done = True
-                    break
+                if self.plan.until and msg.metadata.timestamp >= self.plan.until:
+                    if on_progress is not None:
+                        on_progress(self.report)
+                    return
                 await self.one(msg)
-                if meta.sequence.stream >= end_seq or meta.num_pending == 0:
-                    done = True
-                    break
             if on_progress is not None:
                 on_progress(self.report)
 
     async def one(self, msg: Msg) -> None:
         """Filter one message of the window and, unless it was done before, republish it."""
-        plan, report = self.plan, self.report
+        report = self.report
         report.scanned += 1
-        try:
-            job = fired_job(decode_job(msg.data), msg.headers, msg.metadata.sequence.stream)
-        except InvalidJob:
-            report.skipped_invalid += 1
+        found = await self._candidate(msg)
+        if found is None:
             return
-        if job.replay_of is not None and job.id == replay_job_id(plan.replay_id, job.replay_of):
-            report.skipped_own += 1  # this replay's own output, from an earlier run of it
-            return
-        if plan.status != "any":
-            record, _ = await self.ledger.get(job.id)
-            if record is None or record.state != plan.status:
-                report.skipped_status += 1
-                return
-        try:
-            new = self._copy(job)
-        except (InvalidJob, msgspec.ValidationError):
-            report.skipped_invalid += 1  # valid once, not under today's checks
-            return
+        job, new = found
         report.matched += 1
         report.by_type[job.type] = report.by_type.get(job.type, 0) + 1
         report.first_at = report.first_at or msg.metadata.timestamp
         report.last_at = msg.metadata.timestamp
+        if job.id in self.replayed_before:
+            report.replayed_before += 1
+            return
         existing, _ = await self.ledger.get(new.id)
         if existing is not None:
             report.already_replayed += 1
@@ -269,6 +345,31 @@ class _Replayer:
             report.already_replayed += 1
         else:
             report.published += 1
+
+    async def _candidate(self, msg: Msg) -> tuple[Job, Job] | None:
+        """The job of a message and its replay, if it passes the plan's filters (else counted)."""
+        plan, report = self.plan, self.report
+        try:
+            job = fired_job(decode_job(msg.data), msg.headers, msg.metadata.sequence.stream)
+        except InvalidJob:
+            report.skipped_invalid += 1
+            return None
+        if job.replay_of is not None and job.id == replay_job_id(plan.replay_id, job.replay_of):
+            report.skipped_own += 1  # this replay's own output, from an earlier run of it
+            return None
+        if job.replay_of is not None and not plan.include_replays:
+            report.skipped_replays += 1
+            return None
+        if plan.status != "any":
+            record, _ = await self.ledger.get(job.id)
+            if record is None or record.state != plan.status:
+                report.skipped_status += 1
+                return None
+        try:
+            return job, self._copy(job)
+        except (InvalidJob, msgspec.ValidationError):
+            report.skipped_invalid += 1  # valid once, not under today's checks
+            return None
 
     def _copy(self, job: Job) -> Job:
         return self.publisher.build(

@@ -8,7 +8,9 @@ variable and says what is expected. The sections of the built-in job types (`smt
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +20,7 @@ import msgspec
 import msgspec.inspect
 
 from jetjobs.errors import ConfigError
+from jetjobs.redact import redacted_repr
 
 Seconds = Annotated[float, msgspec.Meta(gt=0)]
 Token = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
@@ -37,14 +40,9 @@ class NatsSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
     connect_timeout: Seconds = 5.0
     store_dir: str | None = None
 
-
-def _redacted_repr(struct: msgspec.Struct, secrets: tuple[str, ...]) -> str:
-    """A repr with `***` for the secret fields: settings end up in tracebacks and test reports."""
-    shown = []
-    for field in msgspec.structs.fields(struct):
-        value = getattr(struct, field.name)
-        shown.append(f"{field.name}={'***' if field.name in secrets and value else repr(value)}")
-    return f"{type(struct).__name__}({', '.join(shown)})"
+    def __repr__(self) -> str:
+        # The URL's own password or token is masked too (redacted_repr masks URLs in every field).
+        return redacted_repr(self, ("password", "token"))
 
 
 class SmtpSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
@@ -65,7 +63,32 @@ class SmtpSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
     timeout: Seconds = 30.0
 
     def __repr__(self) -> str:
-        return _redacted_repr(self, ("password",))
+        return redacted_repr(self, ("password",))
+
+
+_HOST_LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)$")
+
+
+def host_entry_problem(entry: str) -> str | None:
+    """Why `entry` is not a valid allow/deny-list entry, or None when it is.
+
+    Valid: a host name (`hooks.example.com`), `*.` and a domain, `*`, an address or a network.
+    """
+    name = entry.strip().strip("[]").rstrip(".").lower()
+    if name == "*":
+        return None
+    try:
+        ipaddress.ip_network(name, strict=False)
+    except ValueError:
+        pass
+    else:
+        return None
+    labels = name.removeprefix("*.").split(".")
+    if len(name) <= 253 and all(_HOST_LABEL.match(label) for label in labels):
+        return None
+    return (
+        f"{entry!r} is not a host name, *.domain, IP address or network (e.g. hooks.example.com, 10.0.0.0/8)"
+    )
 
 
 class WebhookSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
@@ -85,8 +108,16 @@ class WebhookSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_
     # The largest response body read (a `data.transform` input).
     max_response_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 16 * 1024 * 1024
 
+    def __post_init__(self) -> None:
+        for field in ("allow_hosts", "deny_hosts"):
+            for entry in getattr(self, field):
+                problem = host_entry_problem(entry)
+                if problem:
+                    # `field: ...` lets load_settings name the variable (JETJOBS_WEBHOOK_ALLOW_HOSTS).
+                    raise ValueError(f"{field}: {problem}")
+
     def __repr__(self) -> str:
-        return _redacted_repr(self, ("secret",))
+        return redacted_repr(self, ("secret",))
 
 
 class Settings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
@@ -249,5 +280,14 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
         message = str(exc)
         where = message.rsplit(" - at `", 1)
         if len(where) == 2:
-            raise ConfigError(f"{_env_name(where[1].rstrip('`'))}: {where[0]}") from None
+            path, problem = where[1].rstrip("`"), where[0]
+            field, colon, reason = problem.partition(": ")
+            if (
+                colon
+                and path.removeprefix("$.") in _SECTIONS
+                and field in _SECTIONS[path[2:]].__struct_fields__
+            ):
+                # A section's own check (__post_init__) names the field it refuses.
+                path, problem = f"{path}.{field}", reason
+            raise ConfigError(f"{_env_name(path)}: {problem}") from None
         raise ConfigError(f"invalid settings: {message}") from None

@@ -7,9 +7,13 @@ inside the consumer span, so a pipeline item is one trace. Every attempt (retrie
 is a consumer span of the same trace.
 
 Export is configured by the standard variables: `OTEL_EXPORTER_OTLP_ENDPOINT` (or
-`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), `OTEL_EXPORTER_OTLP_PROTOCOL` (`grpc` or `http/protobuf`),
-`OTEL_SERVICE_NAME`. With no endpoint set, no SDK is installed, no span is created, and incoming
-trace headers are passed on unchanged: tracing then costs a dictionary lookup per job.
+`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf`, the
+specification's default, or `grpc`), `OTEL_SERVICE_NAME`. With no endpoint set, no SDK is
+installed, no span is created, and incoming trace headers are passed on unchanged: tracing then
+costs a dictionary lookup per job.
+
+Spans leave in the background; at exit the last ones are flushed for at most `FLUSH_TIMEOUT`
+seconds, so an exporter that cannot reach its collector never holds a command up for longer.
 """
 
 from __future__ import annotations
@@ -17,13 +21,21 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import structlog
 from opentelemetry import propagate, trace
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
+from jetjobs.redact import mask_url
+
 _TRACE_HEADERS = ("traceparent", "tracestate")
+# The OpenTelemetry specification's default protocol for OTLP exporters.
+DEFAULT_PROTOCOL = "http/protobuf"
+# The longest a process waits at exit for its last spans to be exported.
+FLUSH_TIMEOUT = 2.0
 _provider: Any = None
 
 
@@ -50,7 +62,9 @@ def setup_tracing(service_name: str, env: Mapping[str, str] | None = None) -> bo
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
     protocol = (
-        env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or env.get("OTEL_EXPORTER_OTLP_PROTOCOL") or "grpc"
+        env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+        or env.get("OTEL_EXPORTER_OTLP_PROTOCOL")
+        or DEFAULT_PROTOCOL
     )
     exporter: Any
     if protocol == "grpc":
@@ -62,19 +76,38 @@ def setup_tracing(service_name: str, env: Mapping[str, str] | None = None) -> bo
 
         exporter = HttpExporter()
     resource = Resource.create({"service.name": env.get("OTEL_SERVICE_NAME") or service_name})
-    provider = TracerProvider(resource=resource)
+    # No atexit shutdown of its own: shutdown_tracing bounds the final flush, the SDK would not.
+    provider = TracerProvider(resource=resource, shutdown_on_exit=False)
     provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=500))
     trace.set_tracer_provider(provider)
     _provider = provider
     return True
 
 
-def shutdown_tracing() -> None:
-    """Flush and stop the exporter (at process exit)."""
-    global _provider  # noqa: PLW0603 - see setup_tracing
-    if _provider is not None:
-        _provider.shutdown()
-        _provider = None
+def shutdown_tracing(timeout: float = FLUSH_TIMEOUT) -> bool:
+    """Flush and stop the exporter (at process exit), waiting at most `timeout` seconds.
+
+    Returns:
+        False when the exporter did not finish in time: the spans not sent yet are dropped, and
+        one warning line says so.
+    """
+    global _provider
+    provider, _provider = _provider, None
+    if provider is None:
+        return True
+    # The SDK's own shutdown waits as long as the exporter retries (10 s and more): a daemon
+    # thread runs it, and the process does not wait for that thread past `timeout`.
+    flush = threading.Thread(target=provider.shutdown, name="jetjobs-tracing-flush", daemon=True)
+    flush.start()
+    flush.join(timeout)
+    if flush.is_alive():
+        structlog.get_logger("jetjobs.telemetry").warning(
+            "tracing.flush_abandoned",
+            waited=timeout,
+            detail="the OTLP exporter did not finish; the spans it still held are dropped",
+        )
+        return False
+    return True
 
 
 def enabled() -> bool:
@@ -159,7 +192,7 @@ def mark_outcome(outcome: str, error: str | None) -> None:
     span = trace.get_current_span()
     span.set_attribute("jetjobs.job.outcome", outcome)
     if error:
-        span.set_status(Status(StatusCode.ERROR, error[:256]))
+        span.set_status(Status(StatusCode.ERROR, mask_url(error)[:256]))
 
 
 def log_ids() -> dict[str, str]:

@@ -36,6 +36,7 @@ import httpx
 from jetjobs.builtins.hosts import HostPolicy
 from jetjobs.errors import Reject, Retry
 from jetjobs.outcome import describe
+from jetjobs.redact import mask_url
 
 SNIPPET_CHARS = 300
 RETRIED_STATUSES = frozenset({408, 429})
@@ -118,7 +119,7 @@ async def send(
     try:
         target = httpx.URL(url)
     except httpx.InvalidURL as exc:
-        raise Reject(f"{url!r} is not a valid URL: {exc}") from None
+        raise Reject(f"{mask_url(url)!r} is not a valid URL: {mask_url(str(exc))}") from None
     host = target.host
     try:
         await policy.check(host, target.port or (443 if target.scheme == "https" else 80))
@@ -148,9 +149,11 @@ async def send(
                     if truncate:
                         del body[max_bytes:]
                         break
-                    raise Reject(f"{method} {url}: the response is larger than {max_bytes} bytes")
+                    raise Reject(f"{method} {mask_url(url)}: the response is larger than {max_bytes} bytes")
             return Reply(response.status_code, response.headers, bytes(body))
     except httpx.TimeoutException as exc:
-        raise Retry(reason=f"{method} {url}: no answer within {timeout}s ({type(exc).__name__})") from None
+        raise Retry(
+            reason=f"{method} {mask_url(url)}: no answer within {timeout}s ({type(exc).__name__})"
+        ) from None
     except httpx.TransportError as exc:
-        raise Retry(reason=f"{method} {url}: {describe(exc)}") from None
+        raise Retry(reason=f"{method} {mask_url(url)}: {mask_url(describe(exc))}") from None

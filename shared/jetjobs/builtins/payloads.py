@@ -18,6 +18,8 @@ import jmespath.exceptions
 import msgspec
 from jmespath.functions import Functions
 
+from jetjobs.redact import mask_url
+
 EmailAddress = Annotated[
     str,
     msgspec.Meta(
@@ -50,9 +52,9 @@ def check_http_url(url: str) -> None:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - parsing the port is what raises on a bad one
     except ValueError as exc:
-        raise ValueError(f"{url!r} is not a valid URL: {exc}") from None
+        raise ValueError(f"{mask_url(url)!r} is not a valid URL: {mask_url(str(exc))}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"{url!r} is not an http:// or https:// URL with a host")
+        raise ValueError(f"{mask_url(url)!r} is not an http:// or https:// URL with a host")
 
 
 class EmailSend(msgspec.Struct, kw_only=True, frozen=True, omit_defaults=True):

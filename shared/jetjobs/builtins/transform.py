@@ -34,6 +34,7 @@ from jetjobs.builtins.hosts import HostPolicy
 from jetjobs.builtins.outbound import raise_for_reply, send
 from jetjobs.builtins.payloads import DataTransform, Filter, Map, Rename, Select, Step
 from jetjobs.errors import Reject
+from jetjobs.redact import mask_url
 
 if TYPE_CHECKING:
     from jetjobs.app import JobContext
@@ -101,11 +102,11 @@ async def _fetch(ctx: JobContext, url: str) -> Any:
         timeout=config.timeout,
         max_bytes=config.max_response_bytes,
     )
-    raise_for_reply(reply, what=f"GET {url}", max_retry_after=config.max_retry_after)
+    raise_for_reply(reply, what=f"GET {mask_url(url)}", max_retry_after=config.max_retry_after)
     try:
         return msgspec.json.decode(reply.body)
     except msgspec.DecodeError as exc:
-        raise Reject(f"GET {url} did not answer JSON: {exc}") from None
+        raise Reject(f"GET {mask_url(url)} did not answer JSON: {exc}") from None
 
 
 async def transform(ctx: JobContext, payload: DataTransform) -> Any:

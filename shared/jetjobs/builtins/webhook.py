@@ -20,6 +20,7 @@ import msgspec
 from jetjobs.builtins.hosts import HostPolicy
 from jetjobs.builtins.outbound import raise_for_reply, send
 from jetjobs.builtins.payloads import WebhookCall
+from jetjobs.redact import mask_url
 
 if TYPE_CHECKING:
     from jetjobs.app import JobContext
@@ -54,5 +55,7 @@ async def call(ctx: JobContext, payload: WebhookCall) -> dict[str, Any]:
         max_bytes=_MAX_ANSWER_BYTES,
         truncate=True,
     )
-    raise_for_reply(reply, what=f"{payload.method} {payload.url}", max_retry_after=config.max_retry_after)
+    raise_for_reply(
+        reply, what=f"{payload.method} {mask_url(payload.url)}", max_retry_after=config.max_retry_after
+    )
     return {"status": reply.status, "body": reply.snippet()}
