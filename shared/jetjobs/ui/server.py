@@ -1,0 +1,55 @@
+"""Serve a page with uvicorn on an address of the user's choosing: loopback unless asked.
+
+The socket is bound before uvicorn starts, so `--port 0` prints the port the system chose, and a
+port in use fails at once with a clear message.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+import uvicorn
+from starlette.applications import Starlette
+
+from jetjobs.errors import ConfigError
+from jetjobs.ui.access import is_loopback, new_secret
+
+
+def access_token(host: str, token: str | None) -> str | None:
+    """The token a server on `host` requires: none on loopback, the given or a new one elsewhere."""
+    if is_loopback(host):
+        return None
+    return token or new_secret()
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on `host:port` (port 0: any free port).
+
+    Raises:
+        ConfigError: the address is unusable or the port is taken.
+    """
+    try:
+        info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        sock = socket.socket(info[0], socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(info[4])
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port} ({exc.strerror or exc})") from None
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+async def serve(app: Starlette, sock: socket.socket, *, token: str | None, name: str) -> None:
+    """Print the page's address (with the token, if any), then serve until SIGINT or SIGTERM."""
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
+    print(f"{name} on {url}", flush=True)
+    if token:
+        print("  (anyone who can reach this address needs the token above)", file=sys.stderr, flush=True)
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, server_header=False, proxy_headers=False, lifespan="on"
+    )
+    await uvicorn.Server(config).serve(sockets=[sock])
