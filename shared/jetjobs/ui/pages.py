@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ def templates(*directories: Path, globals_: Mapping[str, Any] | None = None) -> 
     env = jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined)
     env.globals.update(globals_ or {})
     env.filters["age"] = seconds_text
+    env.filters["clock"] = clock_text
     return Jinja2Templates(env=env, context_processors=[_page_context])
 
 
@@ -74,6 +76,14 @@ def build_app(
     app.state.csrf_token = new_secret()
     app.state.page_title = title
     return app
+
+
+def clock_text(moment: datetime) -> str:
+    """`10:31:47` for today (UTC), `11-29 10:31` before: a time for a table cell."""
+    now = datetime.now(UTC)
+    if moment.date() == now.date():
+        return moment.strftime("%H:%M:%S")
+    return moment.strftime("%m-%d %H:%M")
 
 
 def seconds_text(seconds: float) -> str:
