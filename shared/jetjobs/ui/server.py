@@ -1,14 +1,20 @@
 """Serve a page with uvicorn on an address of the user's choosing: loopback unless asked.
 
 The socket is bound before uvicorn starts, so `--port 0` prints the port the system chose, and a
-port in use fails at once with a clear message.
+port in use fails at once with a clear message. SIGTERM and SIGINT stop the server and return
+normally: uvicorn's own handling re-raises the signal after shutdown, which would kill the process
+before the command's cleanup (closing the connection, stopping an embedded nats-server) runs.
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import socket
 import sys
+from collections.abc import Iterator
 
+import anyio
 import uvicorn
 from starlette.applications import Starlette
 
@@ -41,6 +47,14 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, leaving the signals to `serve`."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
 async def serve(app: Starlette, sock: socket.socket, *, token: str | None, name: str) -> None:
     """Print the page's address (with the token, if any), then serve until SIGINT or SIGTERM."""
     host, port = sock.getsockname()[:2]
@@ -52,4 +66,15 @@ async def serve(app: Starlette, sock: socket.socket, *, token: str | None, name:
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, server_header=False, proxy_headers=False, lifespan="on"
     )
-    await uvicorn.Server(config).serve(sockets=[sock])
+    server = _Server(config)
+
+    async def stop_on_signal() -> None:
+        with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+            async for _ in signals:
+                server.should_exit = True
+                return
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(stop_on_signal)
+        await server.serve(sockets=[sock])
+        tg.cancel_scope.cancel()
