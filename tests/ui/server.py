@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -11,19 +10,12 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 import anyio
 
 from jetjobs import Settings
+from jetjobs.pool import worker_env
 
 
 def page_env(settings: Settings, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """This environment without jetjobs' and NATS variables, then `settings`' server and namespace."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_", "OTEL_"))}
-    env |= {
-        "NATS_URL": settings.nats.url or "",
-        "JETJOBS_NAMESPACE": settings.namespace,
-        "JETJOBS_STORAGE": settings.storage,
-        "JETJOBS_HEARTBEAT_INTERVAL": str(settings.heartbeat_interval),
-        "JETJOBS_HEARTBEAT_TTL": str(settings.heartbeat_ttl),
-    }
-    return env | dict(extra or {})
+    """The environment of a page process: every jetjobs setting pinned to `settings` (as a worker's)."""
+    return worker_env(settings, settings.nats.url or "") | dict(extra or {})
 
 
 @contextlib.asynccontextmanager
@@ -67,3 +59,4 @@ async def serving(
         if process.returncode is None:
             process.kill()
         await process.aclose()
+        sys.stderr.write(errors.decode(errors="replace"))  # pytest shows it when the test fails

@@ -1,6 +1,7 @@
 // jetjobs pages: the whole client side, vendored (no CDN, no build step).
 // - [data-refresh=URL][data-every=MS]: re-fetch that HTML fragment and swap it in, without a
-//   reload; paused while the tab is hidden or while focus is inside the element.
+//   reload; paused while the tab is hidden, while focus is inside the element, and while a field
+//   inside it holds an unsaved edit.
 // - [data-copy=ID]: copy the text of element ID to the clipboard.
 // - .bar[data-w=N]: a bar N% wide (set here: the page's CSP forbids inline style attributes).
 "use strict";
@@ -11,12 +12,18 @@ function paintBars(root) {
   });
 }
 
+function edited(el) {
+  return Array.prototype.some.call(el.querySelectorAll("textarea, input[type=text]"), function (f) {
+    return f.value !== f.defaultValue;
+  });
+}
+
 function refresh(el) {
-  if (document.hidden || el.contains(document.activeElement)) return Promise.resolve();
+  if (document.hidden || el.contains(document.activeElement) || edited(el)) return Promise.resolve();
   return fetch(el.dataset.refresh, { headers: { "X-Fragment": "1" }, credentials: "same-origin" })
     .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
     .then(function (html) {
-      if (el.contains(document.activeElement)) return;
+      if (el.contains(document.activeElement) || edited(el)) return;
       el.innerHTML = html;  // server-rendered and escaped by the templates
       el.dataset.refreshedAt = String(Date.now());
       el.classList.remove("offline");
