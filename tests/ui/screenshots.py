@@ -3,10 +3,15 @@
 `python -m tests.ui.screenshots ops` runs a private nats-server, two worker processes of the test
 app on two queues, a stream of jobs (some of which dead-letter) and `jetjobs ui`, waits for the
 throughput to show, and saves `docs/img/ops-page.png`.
+
+`python -m tests.ui.screenshots review` records two runs' listings in a fresh SQLite state of
+record, starts `jobsearch ui` over it and saves `docs/img/review-page.png` (the table) and
+`docs/img/review-listing.png` (one listing beside its drafts).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -17,7 +22,10 @@ from playwright.async_api import async_playwright
 from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings
 from jetjobs.connection import connect
 from jetjobs.pool import WorkerPool
+from jobsearch.listing import Salary
+from jobsearch.store import Store
 from tests.ui.conftest import CHROMIUM_ARGS, chromium_path
+from tests.ui.listings import drafts, listing
 from tests.ui.server import page_env, serving
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,14 +82,72 @@ async def _shoot(url: str, path: Path, ready: str) -> None:
         await browser.close()
 
 
+async def review_screenshots(store_dir: Path) -> None:
+    """Two runs of listings (the second one's marked new), statuses moved along, one needing review."""
+    db_path = store_dir / "jobsearch.sqlite"
+    roles = [
+        ("Senior Backend Engineer (Python)", "Northwind Labs", "greenhouse", 2, ("Berlin", "Remote (EU)")),
+        ("Platform Engineer, Messaging", "Acme Robotics", "lever", 3, ("Amsterdam",)),
+        ("Site Reliability Engineer", "Globex", "ashby", 4, ("Remote (EU)",)),
+        ("Staff Engineer, Data Pipelines", "Initrode", "workable", 5, ("London", "Remote (UK)")),
+        ("Backend Developer (Go/Python)", "Umbrella Health", "arbeitnow", 6, ("Munich",)),
+        ("Infrastructure Engineer", "Hooli", "remotive", 8, ("Remote",)),
+        ("Software Engineer, Job Scheduling", "Vandelay Logistics", "smartrecruiters", 9, ("Rotterdam",)),
+    ]
+    with Store.open(db_path) as store:
+        store.start_run("run-1", profile="profile.toml")
+        for n, (title, company, board, days, places) in enumerate(roles, start=1):
+            if n == 4:
+                store.start_run("run-2", profile="profile.toml")
+            run = "run-1" if n < 4 else "run-2"
+            pay = Salary(min=70000 + 5000 * n, max=95000 + 6000 * n, currency="EUR", interval="year")
+            item = listing(n, title=title, company=company, board=board, days_ago=days if n < 4 else 0,
+                           salary=pay if n % 2 else None, locations=places,
+                           description=POSTING.format(title=title, company=company))  # fmt: skip
+            store.record_export(run_id=run, job_id=f"{run}-{n}", listing=item,
+                                drafts=drafts(company, review=n == 5, provider="anthropic"))  # fmt: skip
+        store.set_status("L0001", "Applied", source="ui")
+        store.set_status("L0002", "Interview", source="ui")
+        store.set_notes("L0002", "Call with the hiring manager on Thursday", source="ui")
+        store.set_status("L0003", "Rejected", source="ui")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_"))}
+    env["NATS_STORE_DIR"] = str(store_dir / "nats")
+    profile = store_dir / "profile.toml"
+    profile.write_text('[person]\nname = "Ada Example"\n')
+    args = ["ui", "--port", "0", "--db", str(db_path), "--profile", str(profile)]
+    async with serving("jobsearch.cli", args, env) as url:
+        await _shoot(url, IMAGES / "review-page.png", "#listing-table")
+        await _shoot(f"{url}listings/L0005", IMAGES / "review-listing.png", "#posting")
+
+
+POSTING = """{title} at {company}
+
+About the team
+We run the systems that move every order, invoice and notification: a few hundred services on
+NATS JetStream and Postgres, deployed many times a day.
+
+What you will do
+- Design and run durable job processing: retries, dead letters, idempotent handlers.
+- Own observability for your services: traces, metrics, alerts that mean something.
+- Review designs and code with a small, friendly team.
+
+What we look for
+- Several years of backend work in Python or Go.
+- Experience with message brokers (NATS, Kafka or RabbitMQ) in production.
+- Clear writing: we decide in documents.
+
+Benefits: 30 days of holiday, learning budget, remote within the EU."""
+
+
 def main() -> None:
-    """Take the screenshot named on the command line (`ops`)."""
+    """Take the screenshots named on the command line (`ops`, `review`)."""
     IMAGES.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        if sys.argv[1:] == ["ops"]:
-            anyio.run(ops_screenshot, Path(tmp))
-        else:
-            sys.exit("usage: python -m tests.ui.screenshots ops")
+    shots = {"ops": ops_screenshot, "review": review_screenshots}
+    if not sys.argv[1:] or any(name not in shots for name in sys.argv[1:]):
+        sys.exit("usage: python -m tests.ui.screenshots ops|review ...")
+    for name in sys.argv[1:]:
+        with tempfile.TemporaryDirectory() as tmp:
+            anyio.run(shots[name], Path(tmp))
 
 
 if __name__ == "__main__":
