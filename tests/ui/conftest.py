@@ -14,8 +14,6 @@ from collections.abc import AsyncIterator
 import pytest
 from playwright.async_api import Browser, Dialog, Page, async_playwright
 
-pytestmark = [pytest.mark.browser]
-
 # Chromium's background services (updates, sync, QUIC probes) try the network, which is closed here.
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

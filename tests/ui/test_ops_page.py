@@ -10,8 +10,10 @@ from playwright.async_api import Page, expect
 
 from jetjobs import Publisher, Settings
 from jetjobs.deadletter import DeadLetters
+from jetjobs.envelope import DeadLetter, utcnow
 from jetjobs.ledger import Ledger
 from jetjobs.pool import WorkerPool
+from jetjobs.replay import plan_replay, replay
 from jetjobs.topology import Topology
 from tests.support import status_of
 from tests.ui.server import page_env, serving
@@ -95,3 +97,52 @@ async def test_read_only_page_offers_no_action_and_refuses_posts(
     record, _ = await ledger.get(job.id)
     assert record is not None
     assert record.state == "queued", "a refused cancel must not have changed the job"
+
+
+async def test_replay_cancel_and_purge_act_only_after_confirmation(
+    page: Page, nc: NATS, settings: Settings
+) -> None:
+    """With --allow-actions: a replay's dry run offers the real replay, which publishes the window's
+    jobs once confirmed; a job's ledger page cancels it once confirmed; purge empties the DLQ once
+    confirmed, and answering "Cancel" on the confirmation changes nothing."""
+    publisher = Publisher(nc, settings)
+    first = await publisher.enqueue("jobs.fast", {"n": 1}, queue="ops-actions")
+    await publisher.enqueue("jobs.fast", {"n": 2}, queue="ops-actions")
+    topology = Topology(settings)
+    ledger = Ledger(await topology.status_kv(nc.jetstream()))
+    dead = DeadLetters(nc.jetstream(), topology, ledger)
+    subject = topology.job_subject("ops-actions", "normal", "jobs.fast")
+    letter = DeadLetter(job_id="dead-1", type="jobs.fast", queue="ops-actions", reason="rejected",
+                        error="refused", attempts=1, worker="w", failed_at=utcnow(), enqueued_at=None,
+                        original_subject=subject)  # fmt: skip
+    await dead.put(letter)
+    async with serving("jetjobs.cli", ["ui", "--port", "0", "--allow-actions"], page_env(settings)) as url:
+        await page.goto(f"{url}replay?since=1h&type=jobs.fast")
+        await expect(page.locator("#would-publish")).to_have_text("2")
+        await page.get_by_role("button", name="Replay for real…").click()
+        await expect(page.locator(".question")).to_contain_text("as new jobs")
+        await page.locator("#confirm").click()
+        await expect(page.locator("#done")).to_contain_text("published 2, already replayed 0")
+        replay_id = (await page.locator("#done").inner_text()).split()[1].rstrip(":")
+
+        await page.locator("input[name=id]").fill(first.id)
+        await page.get_by_role("button", name="Show ledger entry").click()
+        await expect(page.locator("#state")).to_have_text("queued")
+        await page.get_by_role("button", name="Cancel job…").click()
+        await page.locator("#confirm").click()
+        await expect(page.locator("#done")).to_contain_text(f"cancel {first.id}: cancelled")
+
+        await expect(page.locator('tr[data-dead="dead-1"]')).to_be_visible()
+        await page.locator("#purge").click()
+        await page.get_by_role("link", name="Cancel").click()
+        await expect(page.locator('tr[data-dead="dead-1"]')).to_be_visible()
+        await page.locator("#purge").click()
+        await page.locator("#confirm").click()
+        await expect(page.locator("#done")).to_have_text("purged 1 dead letter(s)")
+        await expect(page.locator("#deadletters")).to_contain_text("No dead letter")
+
+    assert (await status_of(nc, settings, first.id)).state == "cancelled"
+    assert [seq async for seq, _ in dead.entries()] == []
+    plan = plan_replay("1h", job_type="jobs.fast", replay_id=replay_id)
+    again = await replay(nc, settings, plan, dry_run=True)
+    assert (again.matched, again.already_replayed, again.skipped_own) == (2, 2, 2)  # replayed once only
