@@ -19,6 +19,8 @@ from jetjobs import JetJobsError, Settings, load_settings, open_connection, run_
 from jetjobs.log import configure_logging
 from jobsearch.app import build_app
 from jobsearch.jobs import QUEUES, STAGES, Stage
+from jobsearch.run import add_run_commands
+from jobsearch.tracker.commands import add_tracker_commands
 
 Command = Callable[[argparse.Namespace, Settings, NATS], Awaitable[int]]
 NAMESPACE = "jobsearch"
@@ -64,6 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--concurrency", type=int, default=10, help="jobs run at once (default 10)")
     p.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics on PORT")
     p.set_defaults(func=cmd_serve)
+    add_run_commands(sub)
+    add_tracker_commands(sub)
     return parser
 
 
@@ -83,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         func: Any = args.func
         if not callable(func):
             return 2
+        if not getattr(args, "needs_nats", True):  # export, mark, status: SQLite and files only
+            code: int = func(args)
+            return code
         return anyio.run(_run, args, load_settings(pipeline_settings_env()))
     except JetJobsError as exc:
         print(f"jobsearch: error: {exc}", file=sys.stderr)
