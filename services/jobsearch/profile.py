@@ -197,7 +197,9 @@ def load_profile(path: Path) -> Profile:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ProfileError(f"{path}: no such profile (write an example with `jobsearch init {path}`)") from None
+        raise ProfileError(
+            f"{path}: no such profile (write an example with `jobsearch init {path}`)"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ProfileError(f"{path}: cannot read the profile: {exc}") from None
     return parse_profile(text, str(path))
