@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
@@ -33,14 +34,15 @@ def pipeline_settings_env() -> dict[str, str]:
 
 async def cmd_serve(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     stage: Stage = args.stage
-    await run_worker(
-        build_app([stage]),
-        nc,
-        settings,
-        queues=[QUEUES[stage]],
-        concurrency=args.concurrency,
-        metrics_port=args.metrics_port,
-    )
+    async with AsyncExitStack() as resources:  # closes what the stage opened (its HTTP client)
+        await run_worker(
+            build_app([stage], resources),
+            nc,
+            settings,
+            queues=[QUEUES[stage]],
+            concurrency=args.concurrency,
+            metrics_port=args.metrics_port,
+        )
     return 0
 
 

@@ -18,8 +18,8 @@ from jobsearch.settings import load_pipeline_settings
 __all__ = ["Dedupe", "draft_key", "register"]
 
 
-def register(app: App) -> None:
-    """Register the dedupe stage's handler (`jobsearch.listing`) on the pipeline's App."""
+def register(app: App) -> Dedupe:
+    """Register the dedupe stage's handler (`jobsearch.listing`); its seen-set closes with `aclose`."""
     dedupe = Dedupe(load_pipeline_settings().db_path)
 
     @app.job(LISTING, payload=ListingJob)
@@ -28,3 +28,5 @@ def register(app: App) -> None:
             await ctx.enqueue(DRAFT, draft, queue=QUEUES["draft"], key=key)
 
         return await dedupe.handle(job, submit)
+
+    return dedupe

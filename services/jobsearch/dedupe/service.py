@@ -48,6 +48,10 @@ class Dedupe:
             self._seen.close()
             self._seen = None
 
+    async def aclose(self) -> None:
+        """Close the database connection when the service stops."""
+        await anyio.to_thread.run_sync(self.close, limiter=self._limiter)
+
     async def handle(self, job: ListingJob, submit: SubmitDraft) -> dict[str, Any]:
         """Record `job.listing`; when a new, matching listing owes its draft, submit it, then note it.
 

@@ -11,7 +11,7 @@ import msgspec
 from jobsearch.listing import Board, Listing, Salary
 from jobsearch.sources import text
 
-DESCRIPTION_LIMIT = 50_000  # characters: a listing job must stay well under the job size limit
+DESCRIPTION_LIMIT = 20_000  # characters: a listing job (with its profile) must stay under 256 KiB
 
 
 class Fetched(msgspec.Struct, kw_only=True, frozen=True):
