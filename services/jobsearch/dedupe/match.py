@@ -35,6 +35,7 @@ class Features(msgspec.Struct, kw_only=True, frozen=True):
     title: str
     level: str
     cities: list[str]
+    continents: list[str] = []
     employment: str
     description: str  # normalised words, truncated: the tie-breaker's input
 
@@ -52,11 +53,17 @@ def features(listing: Listing | MergedListing) -> Features:
     """The features of a posting or of a merged listing (its cities are all its sources' cities)."""
     title_words = normalise.title_words(listing.title, listing.company)
     cities = sorted({c for c in (normalise.city(loc) for loc in listing.locations) if c})
+    # "Platform Engineer (London)": the place is the listing's, not the job's name.
+    place_words = {w for c in cities for w in c.split()}
+    if place_words and len(set(title_words) - place_words) >= 1:
+        title_words = [w for w in title_words if w not in place_words]
+    continents = sorted({c for loc in listing.locations for c in normalise.continents(loc)})
     return Features(
         company=normalise.company_key(listing.company),
         title=normalise.title_core(title_words),
         level=normalise.title_level(title_words),
         cities=cities,
+        continents=continents,
         employment=normalise.employment(listing.employment_type),
         description=" ".join(normalise.words(listing.description[: normalise.DESCRIPTION_CHARS])),
     )
@@ -76,6 +83,8 @@ def screen(new: Features, old: Features) -> Verdict | None:
         return Verdict(same=False, reason=f"level {new.level or 'none'} != {old.level or 'none'}")
     if new.cities and old.cities and not set(new.cities) & set(old.cities):
         return Verdict(same=False, reason="different cities")
+    if new.continents and old.continents and not set(new.continents) & set(old.continents):
+        return Verdict(same=False, reason="different regions")
     if new.employment and old.employment and new.employment != old.employment:
         return Verdict(same=False, reason="different employment type")
     title_score = fuzz.token_sort_ratio(new.title, old.title)

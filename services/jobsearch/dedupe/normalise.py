@@ -155,6 +155,8 @@ _REMOTE_WORDS = frozenset(
         "telecommute",
         "homeoffice",
         "distributed",
+        "hybrid",
+        "onsite",
     }
 )
 _REMOTE_PHRASES = re.compile(
@@ -184,6 +186,11 @@ _ABBREVIATIONS = {
     "backend": "back end",
     "devops": "devops",
     "k8s": "kubernetes",
+    "ml": "machine learning",
+    "sre": "site reliability engineer",
+    "qa": "quality assurance",
+    "ux": "user experience",
+    "optimization": "optimisation",
     "js": "javascript",
     "ii": "2",
     "iii": "3",
@@ -263,7 +270,10 @@ def title_level(title_word_list: list[str]) -> str:
 def title_core(title_word_list: list[str]) -> str:
     """The title without its level words: ("senior back end engineer" → "back end engineer")."""
     level = set(LEVEL_WORDS) | {"level"}
-    core = [w for w in title_word_list if w not in level]
+    core: list[str] = []
+    for w in title_word_list:
+        if w not in level and w not in core:  # "SRE / Site Reliability Engineer" says it twice
+            core.append(w)
     if core and core[-1] in _NUMERAL_LEVELS:
         core.pop()
     return " ".join(core)
@@ -359,6 +369,30 @@ _REGIONS = frozenset(
     "new zealand",
     "south africa",
 }
+
+
+_CONTINENTS = {
+    "europe": frozenset(
+        "europe eu emea dach benelux nordics germany deutschland de uk england scotland gb france "
+        "netherlands nl spain portugal italy austria switzerland ireland poland sweden denmark norway "
+        "finland belgium czechia".split()
+    )
+    | {"united kingdom", "great britain", "czech republic", "the netherlands"},
+    "north america": frozenset({"north america", "usa", "us", "united states", "america", "canada"}),
+    "latin america": frozenset({"latam", "brazil", "mexico", "south america", "latin america"}),
+    "asia pacific": frozenset({"apac", "japan", "india", "australia", "singapore", "new zealand"}),
+}
+
+
+def continents(value: str) -> set[str]:
+    """The continents a location names by country or region ("Remote - Europe" → {"europe"})."""
+    found = set()
+    for part in re.split(r"[,;/|()\-\u2013\u2014]", value):
+        norm = place(part)
+        for continent, names in _CONTINENTS.items():
+            if norm in names:
+                found.add(continent)
+    return found
 
 
 def place(value: str) -> str:

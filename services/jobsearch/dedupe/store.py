@@ -39,10 +39,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS dedupe_listings (
     id TEXT PRIMARY KEY,
     company_key TEXT NOT NULL,
-    title_key TEXT NOT NULL,
-    level TEXT NOT NULL,
-    cities TEXT NOT NULL,           -- JSON list of normalised cities
-    employment TEXT NOT NULL,
+    features BLOB NOT NULL,         -- what matching compares (title, level, places...), JSON
     words TEXT NOT NULL,            -- normalised description (the tie-breaker's input)
     data BLOB NOT NULL,             -- the MergedListing, JSON
     state TEXT NOT NULL CHECK (state IN ('pending', 'drafted', 'dropped')),
@@ -76,7 +73,11 @@ CREATE TABLE IF NOT EXISTS dedupe_urls (
 
 _MERGED = msgspec.json.Decoder(MergedListing)
 _ENCODE = msgspec.json.Encoder()
-_CITIES = msgspec.json.Decoder(list[str])
+_FEATURES = msgspec.json.Decoder(match.Features)
+
+
+def _features_json(features: match.Features) -> bytes:
+    return _ENCODE.encode(msgspec.structs.replace(features, description=""))
 
 
 class Decision(msgspec.Struct, kw_only=True, frozen=True):
@@ -184,20 +185,13 @@ class SeenSet:
         """A merged listing with one of this posting's canonical URLs (and a title that agrees)."""
         for url in _urls(listing):
             row = db.execute(
-                "SELECT u.listing_id, l.title_key, l.level FROM dedupe_urls u "
+                "SELECT u.listing_id, l.features FROM dedupe_urls u "
                 "JOIN dedupe_listings l ON l.id = u.listing_id WHERE u.url = ?",
                 (url,),
             ).fetchone()
             if row is None:
                 continue
-            old = match.Features(
-                company="",
-                title=row["title_key"],
-                level=row["level"],
-                cities=[],
-                employment="",
-                description="",
-            )
+            old = _FEATURES.decode(row["features"])
             if match.title_agrees(features, old):
                 return row["listing_id"], "url", None
         return None
@@ -207,19 +201,11 @@ class SeenSet:
         if not new.company:
             return None
         rows = db.execute(
-            "SELECT id, title_key, level, cities, employment FROM dedupe_listings WHERE company_key = ?",
-            (new.company,),
+            "SELECT id, features FROM dedupe_listings WHERE company_key = ?", (new.company,)
         ).fetchall()
         candidates: list[tuple[str, match.Features]] = []
         for row in rows:
-            old = match.Features(
-                company=new.company,
-                title=row["title_key"],
-                level=row["level"],
-                cities=_CITIES.decode(row["cities"]),
-                employment=row["employment"],
-                description="",
-            )
+            old = _FEATURES.decode(row["features"])
             if match.screen(new, old) is not None:
                 continue
             words = db.execute("SELECT words FROM dedupe_listings WHERE id = ?", (row["id"],)).fetchone()[0]
@@ -237,16 +223,12 @@ class SeenSet:
         reason = drop_reason(merged, search)
         state: State = "dropped" if reason else "pending"
         db.execute(
-            "INSERT INTO dedupe_listings (id, company_key, title_key, level, cities, employment, words, "
-            "data, state, draft_owner, drop_reason, run_id, first_seen, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO dedupe_listings (id, company_key, features, words, data, state, draft_owner, "
+            "drop_reason, run_id, first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 merged.id,
                 features.company,
-                features.title,
-                features.level,
-                _ENCODE.encode(features.cities).decode(),
-                features.employment,
+                _features_json(features),
                 features.description,
                 _ENCODE.encode(merged),
                 state,
@@ -277,14 +259,11 @@ class SeenSet:
         merged = merge.add(_MERGED.decode(row["data"]), listing)
         features = match.features(merged)
         db.execute(
-            "UPDATE dedupe_listings SET company_key = ?, title_key = ?, level = ?, cities = ?, "
-            "employment = ?, words = ?, data = ?, updated_at = ? WHERE id = ?",
+            "UPDATE dedupe_listings SET company_key = ?, features = ?, words = ?, data = ?, updated_at = ? "
+            "WHERE id = ?",
             (
                 features.company,
-                features.title,
-                features.level,
-                _ENCODE.encode(features.cities).decode(),
-                features.employment,
+                _features_json(features),
                 features.description,
                 _ENCODE.encode(merged),
                 _now().isoformat(),
