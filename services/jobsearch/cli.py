@@ -20,6 +20,7 @@ from jetjobs import JetJobsError, Settings, load_settings, open_connection, run_
 from jetjobs.log import configure_logging
 from jobsearch.app import build_app
 from jobsearch.jobs import QUEUES, STAGES, Stage
+from jobsearch.local_commands import add_local_commands
 
 Command = Callable[[argparse.Namespace, Settings, NATS], Awaitable[int]]
 NAMESPACE = "jobsearch"
@@ -66,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--concurrency", type=int, default=10, help="jobs run at once (default 10)")
     p.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics on PORT")
     p.set_defaults(func=cmd_serve)
+    add_local_commands(sub)
     return parser
 
 
@@ -82,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         json=None if args.log_format == "auto" else args.log_format == "json", level=args.loglevel
     )
     try:
+        local = getattr(args, "local", None)
+        if callable(local):  # no server needed
+            code: int = local(args)
+            return code
         func: Any = args.func
         if not callable(func):
             return 2

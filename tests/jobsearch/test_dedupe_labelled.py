@@ -71,7 +71,8 @@ def test_precision_and_recall(tmp_path: Path, seed: int | None, capsys: pytest.C
     precision, recall, false, missed = score(order, tmp_path / "labelled.sqlite")
     with capsys.disabled():
         print(
-            f"\ndedupe labelled set (order {seed or 'as written'}): precision {precision:.3f}, recall {recall:.3f}"
+            f"\ndedupe labelled set (order {seed or 'as written'}): "
+            f"precision {precision:.3f}, recall {recall:.3f}"
         )
         for pair in sorted(sorted(p) for p in false):
             print("  merged, but different jobs:", *pair)

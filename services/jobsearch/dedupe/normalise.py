@@ -373,9 +373,37 @@ _REGIONS = frozenset(
 
 _CONTINENTS = {
     "europe": frozenset(
-        "europe eu emea dach benelux nordics germany deutschland de uk england scotland gb france "
-        "netherlands nl spain portugal italy austria switzerland ireland poland sweden denmark norway "
-        "finland belgium czechia".split()
+        [
+            "europe",
+            "eu",
+            "emea",
+            "dach",
+            "benelux",
+            "nordics",
+            "germany",
+            "deutschland",
+            "de",
+            "uk",
+            "england",
+            "scotland",
+            "gb",
+            "france",
+            "netherlands",
+            "nl",
+            "spain",
+            "portugal",
+            "italy",
+            "austria",
+            "switzerland",
+            "ireland",
+            "poland",
+            "sweden",
+            "denmark",
+            "norway",
+            "finland",
+            "belgium",
+            "czechia",
+        ]
     )
     | {"united kingdom", "great britain", "czech republic", "the netherlands"},
     "north america": frozenset({"north america", "usa", "us", "united states", "america", "canada"}),
