@@ -87,10 +87,16 @@ def screen(new: Features, old: Features) -> Verdict | None:
         return Verdict(same=False, reason="different regions")
     if new.employment and old.employment and new.employment != old.employment:
         return Verdict(same=False, reason="different employment type")
+    if _numbers(new.title) != _numbers(old.title):  # "Engineer 12" / "Engineer 13", "Team 4" / "Team 5"
+        return Verdict(same=False, reason="different numbers in the title")
     title_score = fuzz.token_sort_ratio(new.title, old.title)
     if title_score < SIMILAR_TITLE:
         return Verdict(same=False, title_score=title_score, reason="different title")
     return None
+
+
+def _numbers(title: str) -> set[str]:
+    return {word for word in title.split() if word.isdigit()}
 
 
 def compare(new: Features, old: Features) -> Verdict:
