@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
@@ -19,6 +20,7 @@ from jetjobs import JetJobsError, Settings, load_settings, open_connection, run_
 from jetjobs.log import configure_logging
 from jobsearch.app import build_app
 from jobsearch.jobs import QUEUES, STAGES, Stage
+from jobsearch.local_commands import add_local_commands
 from jobsearch.run import add_run_commands
 from jobsearch.tracker.commands import add_tracker_commands
 
@@ -35,14 +37,15 @@ def pipeline_settings_env() -> dict[str, str]:
 
 async def cmd_serve(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     stage: Stage = args.stage
-    await run_worker(
-        build_app([stage]),
-        nc,
-        settings,
-        queues=[QUEUES[stage]],
-        concurrency=args.concurrency,
-        metrics_port=args.metrics_port,
-    )
+    async with AsyncExitStack() as resources:  # closes what the stage opened (its HTTP client)
+        await run_worker(
+            build_app([stage], resources),
+            nc,
+            settings,
+            queues=[QUEUES[stage]],
+            concurrency=args.concurrency,
+            metrics_port=args.metrics_port,
+        )
     return 0
 
 
@@ -68,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_serve)
     add_run_commands(sub)
     add_tracker_commands(sub)
+    add_local_commands(sub)
     return parser
 
 
@@ -84,12 +88,13 @@ def main(argv: list[str] | None = None) -> int:
         json=None if args.log_format == "auto" else args.log_format == "json", level=args.loglevel
     )
     try:
+        local = getattr(args, "local", None)
+        if callable(local):  # no server needed
+            code: int = local(args)
+            return code
         func: Any = args.func
         if not callable(func):
             return 2
-        if not getattr(args, "needs_nats", True):  # export, mark, status: SQLite and files only
-            code: int = func(args)
-            return code
         return anyio.run(_run, args, load_settings(pipeline_settings_env()))
     except JetJobsError as exc:
         print(f"jobsearch: error: {exc}", file=sys.stderr)

@@ -109,7 +109,7 @@ def add_tracker_commands(sub: Any) -> None:
         metavar="PATH",
         help="write CSV instead (default path: the tracker's, ending .csv)",
     )
-    p.set_defaults(func=cmd_export, needs_nats=False)
+    p.set_defaults(func=None, local=cmd_export)
     p = sub.add_parser(
         "mark",
         help="set a listing's status, e.g. `jobsearch mark 3f2a applied`",
@@ -119,6 +119,6 @@ def add_tracker_commands(sub: Any) -> None:
     p.add_argument("id", metavar="ID", help="the listing's ID (the tracker's ID column), or a unique prefix")
     p.add_argument("status", metavar="STATUS", help="the new status (any case)")
     p.add_argument("--note", help="a line to add to the listing's notes")
-    p.set_defaults(func=cmd_mark, needs_nats=False)
+    p.set_defaults(func=None, local=cmd_mark)
     p = sub.add_parser("status", help="counts by status and the last run")
-    p.set_defaults(func=cmd_status, needs_nats=False)
+    p.set_defaults(func=None, local=cmd_status)
