@@ -154,7 +154,7 @@ class StageServices:
         if child.worker_id is None:
             child.process.kill()
             raise ServiceFailed(f"the {child.describe()}\ndid not start")
-        log.info("run.service_started", stage=stage, pid=child.pid, worker=child.worker_id)
+        log.debug("run.service_started", stage=stage, pid=child.pid, worker=child.worker_id)
         return child
 
     async def _watch(self, child: StageProcess) -> None:

@@ -38,7 +38,7 @@ from jobsearch.jobs import (
     Stage,
     TrackerJob,
 )
-from jobsearch.profile import Profile
+from jobsearch.profile import ProfileError, load_profile
 from jobsearch.run.children import ServiceFailed, StageServices
 from jobsearch.run.display import Display
 from jobsearch.run.progress import Progress, follow_ledger, wait_drained
@@ -51,24 +51,6 @@ log = structlog.get_logger("jobsearch.run")
 # The job type each stage's queue runs, for `replay --stage`.
 STAGE_JOB: dict[Stage, str] = {"fetch": SOURCE, "dedupe": LISTING, "draft": DRAFT, "export": EXPORT}
 _TICK = 2.0
-
-
-class ProfileError(Exception):
-    """The profile file is missing or wrong; the message says what to fix."""
-
-
-def load_profile(path: Path) -> Profile:
-    """Read and check a profile TOML file.
-
-    Raises:
-        ProfileError: the file is missing, not TOML, or not a valid profile.
-    """
-    try:
-        return msgspec.toml.decode(path.read_bytes(), type=Profile)
-    except OSError as exc:
-        raise ProfileError(f"{path}: cannot read the profile ({exc.strerror})") from None
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
-        raise ProfileError(f"{path}: {exc}") from None
 
 
 def new_run_id() -> str:

@@ -7,6 +7,7 @@ failed.
 
 from __future__ import annotations
 
+import sys
 import time
 from types import TracebackType
 from typing import TextIO
@@ -27,7 +28,7 @@ def counts_line(progress: PipelineProgress) -> str:
     filtered = _filtered(progress)
     failed = sum(counts.dead for counts in c.values())
     return (
-        f"fetched {c[LISTING].submitted}  new {c[DRAFT].submitted}  filtered {filtered}  "
+        f"fetched {fetched(progress)}  new {c[DRAFT].submitted}  filtered {filtered}  "
         f"drafted {c[DRAFT].succeeded}  exported {c[EXPORT].succeeded}  failed {failed}"
     )
 
@@ -37,7 +38,8 @@ class Display:
 
     def __init__(self, progress: PipelineProgress, *, stream: TextIO | None = None, sources: int = 0) -> None:
         self.progress = progress
-        self.console = Console(file=stream, highlight=False)
+        self.stream = stream or sys.stdout
+        self.console = Console(file=self.stream, highlight=False)
         self.sources = sources
         self.rich: Progress | None = None
         self._tasks: dict[str, object] = {}
@@ -73,7 +75,10 @@ class Display:
 
     def note(self, text: str) -> None:
         """Print one line (above the bars when there are bars)."""
-        self.console.print(text, markup=False)
+        if self.rich is not None:
+            self.console.print(text, markup=False, highlight=False)
+        else:
+            print(text, file=self.stream, flush=True)
 
     def refresh(self, *, force: bool = False) -> None:
         """Bring the bars (or the plain line, at most every 2 s unless forced) up to date."""
@@ -92,7 +97,7 @@ class Display:
         line = "progress: " + counts_line(self.progress)
         now = time.monotonic()
         if line != self._last_line and (force or now - self._last_at >= _PLAIN_EVERY):
-            self.console.print(line, markup=False)
+            print(line, file=self.stream, flush=True)  # one line each, never wrapped or styled
             self._last_line, self._last_at = line, now
 
 
@@ -100,7 +105,7 @@ def stage_details(progress: PipelineProgress) -> dict[str, str]:
     """The counts shown beside each bar."""
     c = progress.counts
     details = {
-        "fetch": f"fetched {c[LISTING].submitted}",
+        "fetch": f"fetched {fetched(progress)}",
         "dedupe": f"new {c[DRAFT].submitted}  filtered {_filtered(progress)}",
         "draft": f"drafted {c[DRAFT].succeeded}",
         "export": f"exported {c[EXPORT].succeeded}",
@@ -114,4 +119,14 @@ def stage_details(progress: PipelineProgress) -> dict[str, str]:
 
 
 def _filtered(progress: PipelineProgress) -> int:
-    return sum(n for key, n in progress.outcomes.items() if key.startswith(f"{LISTING}:filtered"))
+    return progress.outcomes[f"{LISTING}:state:dropped"]
+
+
+def fetched(progress: PipelineProgress) -> int:
+    """Postings the boards gave (from the source jobs' reports), or listing jobs submitted."""
+    reported = sum(
+        int(result.get("listings") or 0)
+        for result in progress.results.get(SOURCE, [])
+        if isinstance(result, dict)
+    )
+    return max(reported, progress.counts[LISTING].submitted)

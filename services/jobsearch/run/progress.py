@@ -135,9 +135,12 @@ class Progress:
     def _take_result(self, record: StatusRecord) -> None:
         result = record.result
         if isinstance(result, dict):
-            outcome = result.get("outcome")
-            if isinstance(outcome, str):
-                self.outcomes[f"{record.type}:{outcome}"] += 1
+            # dedupe says what became of a listing in `state` (drafted, dropped, ...) and `outcome`
+            # (new, merged, seen); other stages' results may name an `outcome` too.
+            for field in ("outcome", "state"):
+                value = result.get(field)
+                if isinstance(value, str):
+                    self.outcomes[f"{record.type}:{field}:{value}"] += 1
         if record.type in self.keep_results:
             self.results.setdefault(record.type, []).append(result)
 

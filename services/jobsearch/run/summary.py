@@ -54,38 +54,21 @@ class RunSummary(msgspec.Struct, kw_only=True):
         return sum(usage.cost_usd for usage in self.drafts)
 
 
-def _source_line(result: Any) -> tuple[bool, str]:
-    """(ok, name and error) from a `jobsearch.source` result, whatever its fields."""
-    if not isinstance(result, dict):
-        return True, ""
-    name = str(result.get("source") or result.get("name") or "a source")
-    error = result.get("error")
-    return (not error), (f"{name}: {error}" if error else name)
-
-
 def summarise(
     run_id: str, seconds: float, progress: Progress, numbers: RunNumbers, tracker: dict[str, Any] | None
 ) -> RunSummary:
     """The summary of a run from its ledger progress and what the store recorded."""
     summary = RunSummary(run_id=run_id, seconds=seconds)
-    for result in progress.results.get(SOURCE, []):
-        ok, line = _source_line(result)
-        if ok:
-            summary.sources_ok += 1
-        else:
-            summary.sources_failed.append(line)
-    for record in progress.dead:
-        if record.type == SOURCE:
-            summary.sources_failed.append(f"a source: {record.error}")
-    listings = progress.counts[LISTING]
-    summary.listings_seen = listings.settled
+    reports = [r for r in progress.results.get(SOURCE, []) if isinstance(r, dict)]
+    summary.sources_ok = len(reports)
+    # A broken board's source job is dead-lettered with the reason (the fetch stage names it).
+    summary.sources_failed = [str(record.error) for record in progress.dead if record.type == SOURCE]
+    summary.listings_seen = sum(int(r.get("listings") or 0) for r in reports)
     summary.listings_new = numbers.listings_new
-    summary.listings_filtered = sum(
-        n for key, n in progress.outcomes.items() if key.startswith(f"{LISTING}:filtered")
-    )
-    summary.listings_known = max(
-        0, listings.succeeded - progress.counts[DRAFT].submitted - summary.listings_filtered
-    )
+    summary.listings_filtered = progress.outcomes[f"{LISTING}:state:dropped"]
+    drafted = progress.outcomes[f"{LISTING}:state:drafted"]
+    # Seen before: in an earlier run (dedupe's seen-set, or the stream's duplicate window).
+    summary.listings_known = max(0, summary.listings_seen - drafted - summary.listings_filtered)
     summary.drafts = numbers.drafts
     summary.needs_review = numbers.needs_review
     dead = [record for record in progress.dead if record.type != SOURCE]
@@ -108,7 +91,7 @@ def format_summary(summary: RunSummary) -> list[str]:
     lines.extend(f"               failed: {line}" for line in summary.sources_failed)
     lines.append(
         f"  listings   seen {summary.listings_seen}, new {summary.listings_new}, "
-        f"filtered {summary.listings_filtered}, already known {summary.listings_known}"
+        f"filtered {summary.listings_filtered}, merged or seen before {summary.listings_known}"
     )
     if summary.drafts:
         by = ", ".join(f"{u.provider}/{u.model} {u.drafts}" for u in summary.drafts)
