@@ -9,15 +9,22 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from contextlib import AsyncExitStack
 
 from jetjobs import App
 from jobsearch.jobs import STAGES, Stage
 
 
-def build_app(stages: Iterable[Stage] = STAGES) -> App:
-    """An App with the handlers of the given stages (default: all four)."""
+def build_app(stages: Iterable[Stage] = STAGES, resources: AsyncExitStack | None = None) -> App:
+    """An App with the handlers of the given stages (default: all four).
+
+    A stage's `register(app)` may return an object with an async `aclose()` (the fetch stage's
+    HTTP client); with `resources`, it is closed when that stack unwinds (the service's end).
+    """
     app = App("jobsearch", builtins=False)
     for stage in stages:
         module = importlib.import_module(f"jobsearch.{stage}")
-        module.register(app)
+        owned = module.register(app)
+        if resources is not None and callable(getattr(owned, "aclose", None)):
+            resources.push_async_callback(owned.aclose)
     return app

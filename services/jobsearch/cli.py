@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,9 @@ from jetjobs import JetJobsError, Settings, load_settings, open_connection, run_
 from jetjobs.log import configure_logging
 from jobsearch.app import build_app
 from jobsearch.jobs import QUEUES, STAGES, Stage
+from jobsearch.local_commands import add_local_commands
+from jobsearch.run import add_run_commands
+from jobsearch.tracker.commands import add_tracker_commands
 
 Command = Callable[[argparse.Namespace, Settings, NATS], Awaitable[int]]
 NAMESPACE = "jobsearch"
@@ -34,14 +38,15 @@ def pipeline_settings_env() -> dict[str, str]:
 
 async def cmd_serve(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     stage: Stage = args.stage
-    await run_worker(
-        build_app([stage]),
-        nc,
-        settings,
-        queues=[QUEUES[stage]],
-        concurrency=args.concurrency,
-        metrics_port=args.metrics_port,
-    )
+    async with AsyncExitStack() as resources:  # closes what the stage opened (its HTTP client)
+        await run_worker(
+            build_app([stage], resources),
+            nc,
+            settings,
+            queues=[QUEUES[stage]],
+            concurrency=args.concurrency,
+            metrics_port=args.metrics_port,
+        )
     return 0
 
 
@@ -49,12 +54,12 @@ async def cmd_ui(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     # The web stack (starlette, jinja2, uvicorn) loads only for this command.
     from jetjobs import Publisher  # noqa: PLC0415
     from jetjobs.ui import access_token, bind, serve  # noqa: PLC0415
+    from jobsearch.profile import load_profile  # noqa: PLC0415
     from jobsearch.settings import load_pipeline_settings  # noqa: PLC0415
     from jobsearch.ui import build_review_app  # noqa: PLC0415
-    from jobsearch.ui.profile import read_profile  # noqa: PLC0415
 
     db_path = args.db or load_pipeline_settings().db_path
-    profile = read_profile(args.profile) if args.profile else None
+    profile = load_profile(args.profile) if args.profile else None
     sock = bind(args.host, args.port)
     token = access_token(args.host, args.token)
     app = build_review_app(
@@ -109,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--concurrency", type=int, default=10, help="jobs run at once (default 10)")
     p.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics on PORT")
     p.set_defaults(func=cmd_serve)
+    add_run_commands(sub)
+    add_tracker_commands(sub)
+    add_local_commands(sub)
     _add_ui_command(sub)
     return parser
 
@@ -126,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         json=None if args.log_format == "auto" else args.log_format == "json", level=args.loglevel
     )
     try:
+        local = getattr(args, "local", None)
+        if callable(local):  # no server needed
+            code: int = local(args)
+            return code
         func: Any = args.func
         if not callable(func):
             return 2

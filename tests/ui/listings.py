@@ -45,7 +45,7 @@ def listing(
     )
 
 
-def drafts(company: str, *, review: bool = False, provider: str = "offline") -> list[Draft]:
+def drafts(company: str, *, review: bool = False, provider: str = "anthropic") -> list[Draft]:
     """A cover letter and a connection note; the letter `needs_review` with a failed check if asked."""
     checks = [Check(name="length", passed=True), Check(name="employers", passed=not review,
               detail="names an employer not in the profile: Initech" if review else "")]  # fmt: skip
@@ -54,7 +54,7 @@ def drafts(company: str, *, review: bool = False, provider: str = "offline") -> 
             step="cover_letter",
             text=f"Dear {company} team,\n\nI would like to join you.\n\nAda",
             provider=provider,
-            model="template-1",
+            model="claude-sonnet-4-5",
             status="needs_review" if review else "ok",
             checks=checks,
         ),
@@ -62,7 +62,7 @@ def drafts(company: str, *, review: bool = False, provider: str = "offline") -> 
             step="connection_note",
             text=f"Hi! I applied to {company}; happy to talk.",
             provider=provider,
-            model="template-1",
+            model="claude-sonnet-4-5",
             checks=checks[:1],
         ),
     ]

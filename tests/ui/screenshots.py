@@ -105,7 +105,7 @@ async def review_screenshots(store_dir: Path) -> None:
                            salary=pay if n % 2 else None, locations=places,
                            description=POSTING.format(title=title, company=company))  # fmt: skip
             store.record_export(run_id=run, job_id=f"{run}-{n}", listing=item,
-                                drafts=drafts(company, review=n == 5, provider="anthropic"))  # fmt: skip
+                                drafts=drafts(company, review=n == 5))  # fmt: skip
         store.set_status("L0001", "Applied", source="ui")
         store.set_status("L0002", "Interview", source="ui")
         store.set_notes("L0002", "Call with the hiring manager on Thursday", source="ui")

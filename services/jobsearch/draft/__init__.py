@@ -1,9 +1,36 @@
-"""The draft stage (not built yet)."""
+"""The draft stage: `jobsearch.draft` jobs in on `jobsearch-draft`, `jobsearch.export` jobs out.
+
+For each new, matching listing it writes a cover letter and a connection note through the provider
+layer (`jobsearch.llm`), checks them (`checks`), and submits one export job carrying the listing
+and its drafts. `register(app)` reads the provider settings, so a missing key or an unknown
+provider name stops `jobsearch serve draft` at start, naming the variable.
+"""
 
 from __future__ import annotations
 
-from jetjobs import App
+from collections.abc import Mapping
+
+from jetjobs import App, JobContext
+from jobsearch.draft.service import Drafter, handle
+from jobsearch.jobs import DRAFT, DraftJob
+from jobsearch.llm import LlmClient, LlmSettings, load_llm_settings
+
+__all__ = ["Drafter", "handle", "register"]
 
 
-def register(app: App) -> None:
-    """Register the draft stage's handlers on the pipeline's App."""
+def register(app: App, *, settings: LlmSettings | None = None, env: Mapping[str, str] | None = None) -> None:
+    """Register the draft stage's handler on the pipeline's App.
+
+    The provider settings are read here (from `env`, default the process environment), so a bad
+    configuration fails before the worker starts. The client and its connection pool are made on
+    the first job, inside the worker's event loop, and shared by every job of the service.
+    """
+    llm_settings = settings or load_llm_settings(env)
+    drafter: Drafter | None = None
+
+    @app.job(DRAFT, payload=DraftJob)
+    async def draft(ctx: JobContext, job: DraftJob) -> dict[str, object]:
+        nonlocal drafter
+        if drafter is None:
+            drafter = Drafter(LlmClient(llm_settings))
+        return await handle(ctx, job, drafter)

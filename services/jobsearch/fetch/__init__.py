@@ -1,9 +1,27 @@
-"""The fetch stage (not built yet)."""
+"""The fetch stage: `jobsearch.search` fans out to sources, `jobsearch.source` reads one board.
+
+Both run on the `jobsearch-fetch` queue (`jobsearch serve fetch`). Each listing a board gives
+becomes a `jobsearch.listing` job on `jobsearch-dedupe`, keyed `<board>:<external id>`, so a
+re-fetch inside the stream's duplicate window submits nothing new.
+
+A board that cannot be read fails its own source job only: a transient failure (5xx or 429 after
+the client's retries, a timeout, a dropped connection) is retried by jetjobs with backoff, up to
+`SOURCE_ATTEMPTS` runs, then dead-lettered; a permanent one (404 wrong token, malformed JSON, an
+HTML error page, a body over the size cap) is dead-lettered at once. Either way the dead letter
+carries the readable reason, and a log line and a counter report it; the other sources go on.
+"""
 
 from __future__ import annotations
 
 from jetjobs import App
+from jobsearch.fetch.handlers import FetchHandlers
+from jobsearch.fetch.report import SearchReport, SourceReport
+
+__all__ = ["FetchHandlers", "SearchReport", "SourceReport", "register"]
 
 
-def register(app: App) -> None:
-    """Register the fetch stage's handlers on the pipeline's App."""
+def register(app: App) -> FetchHandlers:
+    """Register the fetch stage's handlers on the pipeline's App (one BoardHttp per process)."""
+    handlers = FetchHandlers()
+    handlers.register(app)
+    return handlers

@@ -9,6 +9,7 @@ page, a person's `sqlite3`) never block thanks to WAL.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime
@@ -57,8 +58,20 @@ class Store:
 
     @classmethod
     def open(cls, path: Path) -> Store:
-        """Open (creating if needed) the database and its tables."""
-        conn = open_db(path)
+        """Open (creating if needed) the database and its tables.
+
+        Switching a new file to WAL takes an exclusive lock that SQLite does not wait for: two
+        services opening a brand-new file at once can get "database is locked" there. That is
+        retried for a few seconds; any other error is raised.
+        """
+        for delay in (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 0.0):
+            try:
+                conn = open_db(path)
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or not delay:
+                    raise
+                time.sleep(delay)
         conn.isolation_level = None  # explicit transactions only: see `_write`
         migrate(conn)
         return cls(conn)

@@ -29,14 +29,13 @@ from jetjobs.envelope import new_job_id
 from jetjobs.ledger import Ledger
 from jetjobs.ui import build_app, checked_form, templates
 from jobsearch.jobs import DRAFT, QUEUES, STEPS, DraftJob, Step
+from jobsearch.llm import PROVIDERS
 from jobsearch.profile import Profile
 from jobsearch.store import STATUSES, InvalidStatus, UnknownListing
 from jobsearch.ui.reviewstore import SORT_KEYS, Filters, ReviewStore
 
 T = TypeVar("T")
 HERE = Path(__file__).parent
-# The provider names of `jobsearch.llm` (the draft stage routes a pinned provider by this name).
-PROVIDERS = ("anthropic", "openai", "gemini", "deepseek", "opencode", "ollama", "offline")
 STEP_TITLES = {"cover_letter": "Cover letter", "connection_note": "Connection note"}
 
 

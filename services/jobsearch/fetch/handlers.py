@@ -1,0 +1,112 @@
+"""The fetch stage's jetjobs handlers: thin wiring from jobs to `jobsearch.fetch.service`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+
+import anyio
+import msgspec
+
+from jetjobs import App, ConfigError, JobContext, Reject, Retry
+from jobsearch.fetch import service
+from jobsearch.fetch.report import SearchReport, SourceReport
+from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, ListingJob, SearchJob, SourceJob
+from jobsearch.sources import BoardHttp, HttpPolicy, SourceError
+
+SOURCE_ATTEMPTS = 3  # runs of a source job on transient failures (each with BoardHttp's own retries)
+SOURCE_TIMEOUT = 900.0  # seconds: a paged board read politely takes a while
+SUBMIT_WINDOW = 256  # listing jobs published per pipelined batch
+# A board asking for a longer pause than this is reported now rather than holding the run open.
+MAX_RETRY_DELAY = 300.0
+
+
+def load_http_policy(env: Mapping[str, str] | None = None) -> HttpPolicy:
+    """The boards' HTTP policy from `JOBSEARCH_HTTP_*` variables (each optional).
+
+    `JOBSEARCH_HTTP_TIMEOUT`, `_DEADLINE`, `_RETRIES`, `_MIN_INTERVAL`, `_PER_HOST`, `_MAX_BYTES`,
+    and `JOBSEARCH_USER_AGENT`. A bad value fails at start, naming the variable.
+    """
+    env = os.environ if env is None else env
+    fields = ("timeout", "deadline", "retries", "min_interval", "per_host", "max_bytes")
+    raw: dict[str, str] = {
+        f: env[f"JOBSEARCH_HTTP_{f.upper()}"] for f in fields if env.get(f"JOBSEARCH_HTTP_{f.upper()}")
+    }
+    if env.get("JOBSEARCH_USER_AGENT"):
+        raw["user_agent"] = env["JOBSEARCH_USER_AGENT"]
+    try:
+        return msgspec.convert(raw, HttpPolicy, strict=False)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"JOBSEARCH_HTTP_* / JOBSEARCH_USER_AGENT: {exc}") from None
+
+
+class FetchHandlers:
+    """The fetch stage's handlers and the one BoardHttp they share.
+
+    The client is made on first use, inside the worker's event loop, and closed by `aclose()`.
+    """
+
+    def __init__(self, policy: HttpPolicy | None = None) -> None:
+        self._policy = policy
+        self._http: BoardHttp | None = None
+        self._lock = anyio.Lock()
+
+    def register(self, app: App) -> None:
+        """Register `jobsearch.search` and `jobsearch.source` on `app`."""
+        app.job(SEARCH, payload=SearchJob)(self.search)
+        app.job(SOURCE, payload=SourceJob)(self.source)
+
+    async def http(self) -> BoardHttp:
+        """The process's BoardHttp, made on first use."""
+        async with self._lock:
+            if self._http is None:
+                self._http = BoardHttp(self._policy or load_http_policy())
+            return self._http
+
+    async def aclose(self) -> None:
+        """Close the BoardHttp, if one was made."""
+        if self._http is not None:
+            http, self._http = self._http, None
+            await http.aclose()
+
+    async def search(self, ctx: JobContext, job: SearchJob) -> SearchReport:
+        """`jobsearch.search`: one `jobsearch.source` job per source of the profile."""
+
+        async def submit(jobs: Sequence[tuple[str, SourceJob]]) -> list[bool]:
+            out = []
+            for key, payload in jobs:
+                enqueued = await ctx.enqueue(
+                    SOURCE,
+                    payload,
+                    queue=QUEUES["fetch"],
+                    key=key,
+                    max_attempts=SOURCE_ATTEMPTS,
+                    timeout=SOURCE_TIMEOUT,
+                )
+                out.append(enqueued.duplicate)
+            return out
+
+        return await service.fan_out(job, submit)
+
+    async def source(self, ctx: JobContext, job: SourceJob) -> SourceReport:
+        """`jobsearch.source`: read one board, one `jobsearch.listing` job per posting."""
+
+        async def submit(jobs: Sequence[ListingJob]) -> list[bool]:
+            # Pipelined: a board of thousands of postings is one round trip per window, not each.
+            built = [
+                ctx.publisher.build(LISTING, payload, queue=QUEUES["dedupe"], key=payload.listing.key)
+                for payload in jobs
+            ]
+            return [e.duplicate for e in await ctx.publisher.publish_many(built, window=SUBMIT_WINDOW)]
+
+        try:
+            return await service.read_source(job, await self.http(), submit)
+        except SourceError as exc:
+            raise outcome_of(exc) from None
+
+
+def outcome_of(exc: SourceError) -> Retry | Reject:
+    """How a broken board ends its source job: retried later if that may help, else dead-lettered."""
+    if exc.retryable and (exc.retry_after is None or exc.retry_after <= MAX_RETRY_DELAY):
+        return Retry(exc.retry_after, reason=str(exc))
+    return Reject(str(exc))

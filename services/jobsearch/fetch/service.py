@@ -1,0 +1,89 @@
+"""The fetch stage's work, free of NATS: fan a search out to its sources, read one source.
+
+`jobsearch.fetch.register` wires these to jetjobs jobs; here they take their dependencies as
+arguments, so tests drive them with a local HTTP server and a list instead of a stream.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+
+import msgspec
+import structlog
+
+from jobsearch.fetch import metrics
+from jobsearch.fetch.report import SearchReport, SourceReport
+from jobsearch.jobs import ListingJob, SearchJob, SourceJob
+from jobsearch.profile import source_name
+from jobsearch.sources import BoardHttp, SourceError, fetch_source
+
+log = structlog.get_logger("jobsearch.fetch")
+
+# Submits jobs; answers, for each, whether the stream already had its key (a duplicate).
+SubmitSources = Callable[[Sequence[tuple[str, SourceJob]]], Awaitable[list[bool]]]
+SubmitListings = Callable[[Sequence[ListingJob]], Awaitable[list[bool]]]
+
+
+def source_key(run_id: str, name: str) -> str:
+    """The `jobsearch.source` job's key: one per source per run."""
+    return f"{run_id}:source:{name}"
+
+
+async def fan_out(job: SearchJob, submit: SubmitSources) -> SearchReport:
+    """Submit one `jobsearch.source` job per source of the profile."""
+    names = [source_name(source) for source in job.profile.sources]
+    jobs = [
+        (source_key(job.run_id, name), SourceJob(run_id=job.run_id, source=source, profile=job.profile))
+        for name, source in zip(names, job.profile.sources, strict=True)
+    ]
+    duplicates = await submit(jobs)
+    report = SearchReport(sources=names, submitted=duplicates.count(False), duplicates=duplicates.count(True))
+    log.info("fetch.search", run_id=job.run_id, sources=len(names), submitted=report.submitted)
+    return report
+
+
+async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -> SourceReport:
+    """Read one board and submit one `jobsearch.listing` job per posting.
+
+    Raises:
+        SourceError: the board could not be read (logged and counted here; the caller decides
+            whether to retry).
+    """
+    name = source_name(job.source)
+    board = str(type(job.source).__struct_config__.tag)
+    started = time.perf_counter()
+    try:
+        fetched = await fetch_source(http, job.source)
+    except SourceError as exc:
+        metrics.FAILURES.labels(board, exc.kind).inc()
+        log.warning(
+            "fetch.board_failed",
+            run_id=job.run_id,
+            source=name,
+            board=board,
+            kind=exc.kind,
+            url=exc.url,
+            error=str(exc),
+            retryable=exc.retryable,
+        )
+        raise
+    duplicates = await submit(
+        [ListingJob(run_id=job.run_id, listing=listing, profile=job.profile) for listing in fetched.listings]
+    )
+    report = SourceReport(
+        source=name,
+        board=board,
+        listings=len(fetched.listings),
+        submitted=duplicates.count(False),
+        duplicates=duplicates.count(True),
+        skipped=fetched.skipped,
+        skipped_reasons=fetched.skipped_reasons,
+        seconds=round(time.perf_counter() - started, 3),
+    )
+    metrics.LISTINGS.labels(board).inc(report.listings)
+    metrics.SUBMITTED.labels(board).inc(report.submitted)
+    for reason, count in fetched.skipped_reasons.items():
+        metrics.SKIPPED.labels(board, reason).inc(count)
+    log.info("fetch.source", run_id=job.run_id, **msgspec.structs.asdict(report))
+    return report

@@ -1,0 +1,61 @@
+"""Per-provider limits shared by every job of one service: concurrent calls, requests and tokens a minute.
+
+A provider's account limits are per organisation, not per job, so one `ProviderLimits` per provider
+lives as long as the service and every call goes through it. The minute limits are token buckets
+(capacity = the per-minute figure, refilled continuously); a call reserves its estimated tokens
+(prompt characters / 4 + the output budget) before it is sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import anyio
+
+
+class TokenBucket:
+    """`per_minute` units a minute, refilled continuously, at most `per_minute` banked."""
+
+    def __init__(self, per_minute: int) -> None:
+        self.capacity = float(per_minute)
+        self.rate = per_minute / 60.0
+        self._level = self.capacity
+        self._stamp: float | None = None  # set on first use, inside the event loop
+        self._lock = anyio.Lock()
+
+    async def take(self, amount: float) -> None:
+        """Wait until `amount` units are available and take them (one waiter at a time, in order)."""
+        amount = min(amount, self.capacity)
+        async with self._lock:
+            while True:
+                now = anyio.current_time()
+                if self._stamp is None:
+                    self._stamp = now
+                self._level = min(self.capacity, self._level + (now - self._stamp) * self.rate)
+                self._stamp = now
+                if self._level >= amount:
+                    self._level -= amount
+                    return
+                await anyio.sleep((amount - self._level) / self.rate)
+
+
+class ProviderLimits:
+    """Concurrency, requests a minute and tokens a minute for one provider."""
+
+    def __init__(
+        self, concurrency: int, requests_per_minute: int | None, tokens_per_minute: int | None
+    ) -> None:
+        self._slots = anyio.Semaphore(max(1, concurrency))
+        self._requests = TokenBucket(requests_per_minute) if requests_per_minute else None
+        self._tokens = TokenBucket(tokens_per_minute) if tokens_per_minute else None
+
+    @contextlib.asynccontextmanager
+    async def slot(self, estimated_tokens: int) -> AsyncIterator[None]:
+        """Hold one of the provider's slots for a request estimated at `estimated_tokens`."""
+        if self._requests is not None:
+            await self._requests.take(1)
+        if self._tokens is not None:
+            await self._tokens.take(estimated_tokens)
+        async with self._slots:
+            yield

@@ -1,0 +1,241 @@
+"""The provider layer's configuration, read once from the environment at service start.
+
+Routing: each drafting step names its provider and model, with a fallback chain.
+
+| variable | meaning | default |
+|---|---|---|
+| `LLM_PROVIDER`, `LLM_MODEL`, `LLM_FALLBACK` | every step's default | `offline`, the provider's model, none |
+| `<STEP>_PROVIDER`, `<STEP>_MODEL`, `<STEP>_FALLBACK` | one step (`COVER_LETTER`...) | the `LLM_` ones |
+| `<PROVIDER>_API_KEY` | the provider's usual key variable | required when the provider is routed |
+| `<PROVIDER>_BASE_URL`, `<PROVIDER>_MODEL` | endpoint and default model | the official ones |
+| `<PROVIDER>_CONCURRENCY`, `_RPM`, `_TPM` | limits shared by the service's jobs | 4, none, none |
+| `LLM_TIMEOUT`, `LLM_RETRIES`, `LLM_MAX_INLINE_WAIT` | seconds, retries, longest inline wait | 60, 2, 10 |
+| `LLM_PRICES_FILE` | a TOML price table overriding the built-in one | none |
+
+A missing key, an unknown provider name or a malformed number fails here, naming the variable.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Literal, get_args
+
+import msgspec
+
+from jobsearch.jobs import STEPS, Step
+from jobsearch.llm.errors import LlmConfigError
+from jobsearch.llm.prices import PriceTable, load_prices
+
+ProviderName = Literal["anthropic", "openai", "gemini", "deepseek", "opencode", "ollama", "offline"]
+PROVIDERS: tuple[ProviderName, ...] = get_args(ProviderName)
+
+# The variable each provider's own tools read for the key (None: no key needed).
+KEY_VARIABLES: dict[ProviderName, str | None] = {
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openai": "OPENAI_API_KEY",
+    "gemini": "GEMINI_API_KEY",
+    "deepseek": "DEEPSEEK_API_KEY",
+    "opencode": "OPENCODE_API_KEY",
+    "ollama": None,
+    "offline": None,
+}
+BASE_URLS: dict[ProviderName, str] = {
+    "anthropic": "https://api.anthropic.com",
+    "openai": "https://api.openai.com/v1",
+    "gemini": "https://generativelanguage.googleapis.com/v1beta",
+    "deepseek": "https://api.deepseek.com",
+    "opencode": "https://opencode.ai/zen/v1",
+    "ollama": "http://localhost:11434",
+    "offline": "",
+}
+DEFAULT_MODELS: dict[ProviderName, str] = {
+    "anthropic": "claude-haiku-4-5",
+    "openai": "gpt-4o-mini",
+    "gemini": "gemini-2.5-flash",
+    "deepseek": "deepseek-chat",
+    "opencode": "kimi-k2",
+    "ollama": "llama3.2",
+    "offline": "template-v1",
+}
+
+
+class Secret:
+    """An API key: its repr and str never show it, so no log line or trace can print it."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The key itself, for the one header that carries it."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    __str__ = __repr__
+
+
+class ProviderSettings(msgspec.Struct, kw_only=True, frozen=True):
+    """One provider: where it is, its key, its default model and the limits of this service."""
+
+    name: ProviderName
+    base_url: str
+    model: str
+    api_key: Secret | None = None
+    key_variable: str | None = None
+    concurrency: int = 4
+    requests_per_minute: int | None = None
+    tokens_per_minute: int | None = None
+
+
+class Target(msgspec.Struct, frozen=True):
+    """One link of a step's chain: a provider and the model to ask."""
+
+    provider: ProviderName
+    model: str
+
+
+class LlmSettings(msgspec.Struct, kw_only=True, frozen=True):
+    """Everything the provider layer needs; built by `load_llm_settings`."""
+
+    providers: dict[str, ProviderSettings]
+    routes: dict[str, list[Target]]  # step -> primary, then fallbacks
+    prices: PriceTable
+    timeout: float = 60.0
+    retries: int = 2
+    max_inline_wait: float = 10.0
+
+    def chain(self, step: Step, pinned: str | None = None) -> list[Target]:
+        """The providers to try for `step`, in order; `pinned` replaces the chain with one provider.
+
+        Raises:
+            LlmConfigError: `pinned` is not a provider name, or names one whose key is not set.
+        """
+        if pinned is None:
+            return self.routes[step]
+        if pinned not in PROVIDERS:
+            raise LlmConfigError(f"unknown provider {pinned!r}; choose one of: {', '.join(PROVIDERS)}")
+        provider = self.providers.get(pinned)
+        if provider is None:
+            variable = KEY_VARIABLES[pinned]
+            raise LlmConfigError(f"provider {pinned!r} is not configured: set {variable}")
+        return [Target(provider.name, provider.model)]
+
+    @property
+    def secrets(self) -> list[str]:
+        """Every configured key, for scrubbing error text."""
+        return [p.api_key.reveal() for p in self.providers.values() if p.api_key is not None]
+
+
+def _provider(env: Mapping[str, str], variable: str) -> ProviderName:
+    value = env[variable].strip().lower()
+    if value not in PROVIDERS:
+        raise LlmConfigError(
+            f"{variable}={env[variable]!r} is not a provider; choose one of: {', '.join(PROVIDERS)}"
+        )
+    return value
+
+
+def _chain_names(env: Mapping[str, str], variable: str) -> list[ProviderName]:
+    names: list[ProviderName] = []
+    for raw in env.get(variable, "").split(","):
+        name = raw.strip().lower()
+        if not name:
+            continue
+        if name not in PROVIDERS:
+            raise LlmConfigError(
+                f"{variable}: {raw.strip()!r} is not a provider; choose from: {', '.join(PROVIDERS)}"
+            )
+        names.append(name)
+    return names
+
+
+def _number(env: Mapping[str, str], variable: str, default: float | None, *, minimum: float) -> float | None:
+    raw = env.get(variable)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise LlmConfigError(f"{variable}={raw!r} is not a number") from None
+    if value < minimum:
+        raise LlmConfigError(f"{variable}={raw!r} must be at least {minimum:g}")
+    return value
+
+
+def _int(env: Mapping[str, str], variable: str, default: int | None, *, minimum: int = 1) -> int | None:
+    value = _number(env, variable, default, minimum=minimum)
+    return None if value is None else int(value)
+
+
+def _provider_settings(env: Mapping[str, str], name: ProviderName) -> ProviderSettings:
+    prefix = name.upper()
+    key_variable = KEY_VARIABLES[name]
+    key = None
+    if key_variable is not None:
+        raw = env.get(key_variable, "").strip()
+        if not raw:
+            raise LlmConfigError(f"{name} is routed but {key_variable} is not set (or is empty)")
+        key = Secret(raw)
+    base_url = env.get(f"{prefix}_BASE_URL", "").strip() or BASE_URLS[name]
+    if name != "offline" and not base_url.startswith(("http://", "https://")):
+        raise LlmConfigError(f"{prefix}_BASE_URL={base_url!r} must start with http:// or https://")
+    return ProviderSettings(
+        name=name,
+        base_url=base_url.rstrip("/"),
+        model=env.get(f"{prefix}_MODEL", "").strip() or DEFAULT_MODELS[name],
+        api_key=key,
+        key_variable=key_variable,
+        concurrency=_int(env, f"{prefix}_CONCURRENCY", 1 if name == "ollama" else 4) or 1,
+        requests_per_minute=_int(env, f"{prefix}_RPM", None),
+        tokens_per_minute=_int(env, f"{prefix}_TPM", None),
+    )
+
+
+def load_llm_settings(env: Mapping[str, str] | None = None) -> LlmSettings:
+    """Read the routing, keys, endpoints, limits and prices; fail naming the variable to fix.
+
+    Raises:
+        LlmConfigError: an unknown provider, a routed provider without its key, a bad number.
+    """
+    env = os.environ if env is None else env
+    default = _provider(env, "LLM_PROVIDER") if env.get("LLM_PROVIDER", "").strip() else "offline"
+    default_fallback = _chain_names(env, "LLM_FALLBACK")
+    routes_by_name: dict[str, list[tuple[ProviderName, str | None]]] = {}
+    for step in STEPS:
+        prefix = step.upper()
+        own = env.get(f"{prefix}_PROVIDER", "").strip()
+        primary = _provider(env, f"{prefix}_PROVIDER") if own else default
+        model = env.get(f"{prefix}_MODEL", "").strip() or (
+            None if own else env.get("LLM_MODEL", "").strip() or None
+        )
+        fallback = (
+            _chain_names(env, f"{prefix}_FALLBACK") if f"{prefix}_FALLBACK" in env else default_fallback
+        )
+        chain: list[tuple[ProviderName, str | None]] = [(primary, model)]
+        chain += [(name, None) for name in fallback if name != primary]
+        routes_by_name[step] = chain
+
+    # Every routed provider needs its key now; the others join only when their key is present,
+    # so a job pinned to them ("re-draft with") can still run.
+    routed = {name for chain in routes_by_name.values() for name, _ in chain}
+    providers: dict[str, ProviderSettings] = {}
+    for name in PROVIDERS:
+        key_variable = KEY_VARIABLES[name]
+        if name in routed or key_variable is None or env.get(key_variable, "").strip():
+            providers[name] = _provider_settings(env, name)
+    routes = {
+        step: [Target(name, model or providers[name].model) for name, model in chain]
+        for step, chain in routes_by_name.items()
+    }
+    return LlmSettings(
+        providers=providers,
+        routes=routes,
+        prices=load_prices(env.get("LLM_PRICES_FILE", "").strip() or None),
+        timeout=_number(env, "LLM_TIMEOUT", 60.0, minimum=0.1) or 60.0,
+        retries=_int(env, "LLM_RETRIES", 2, minimum=0) or 0,
+        max_inline_wait=_number(env, "LLM_MAX_INLINE_WAIT", 10.0, minimum=0) or 0.0,
+    )

@@ -1,0 +1,128 @@
+"""`Fetched`, what reading one board gives, and `Collector`, which builds it posting by posting."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, date, datetime
+from typing import Any
+
+import msgspec
+
+from jobsearch.listing import Board, Listing, Salary
+from jobsearch.sources import text
+
+DESCRIPTION_LIMIT = 20_000  # characters: a listing job (with its profile) must stay under 256 KiB
+
+
+class Fetched(msgspec.Struct, kw_only=True, frozen=True):
+    """The listings one board gave, and how many postings were dropped and why."""
+
+    listings: list[Listing]
+    skipped: int = 0
+    skipped_reasons: dict[str, int] = {}
+
+
+class Collector:
+    """Turns a board's postings into Listings, dropping (and counting) the unusable ones.
+
+    A posting without an id, a title or a URL is dropped; every other field is optional. Text is
+    made plain (`jobsearch.sources.text`) here, so every adapter treats it alike.
+    """
+
+    def __init__(self, board: Board, source: str, *, fetched_at: datetime | None = None) -> None:
+        self.board: Board = board
+        self.source = source
+        self.fetched_at = fetched_at or datetime.now(UTC)
+        self.listings: list[Listing] = []
+        self.reasons: Counter[str] = Counter()
+        self._seen: set[str] = set()
+
+    def skip(self, reason: str) -> None:
+        """Count one posting dropped for `reason`."""
+        self.reasons[reason] += 1
+
+    def add(
+        self,
+        *,
+        external_id: object,
+        url: str | None,
+        title: str | None,
+        company: str | None = None,
+        locations: list[str] | None = None,
+        remote: bool | None = None,
+        employment_type: str | None = None,
+        salary: Salary | None = None,
+        posted_at: date | None = None,
+        description: str = "",
+        department: str | None = None,
+    ) -> None:
+        """Keep one posting (fields already plain text, except title/company/locations: tidied here)."""
+        ext = text.line(str(external_id) if external_id is not None else "", limit=1000)
+        clean_title = text.line(title)
+        clean_url = (url or "").strip()
+        if not ext:
+            return self.skip("no id")
+        if not clean_title:
+            return self.skip("no title")
+        if not clean_url.startswith(("http://", "https://")):
+            return self.skip("no url")
+        if ext in self._seen:  # a board that lists one posting twice (paging overlap)
+            return self.skip("repeated on the board")
+        self._seen.add(ext)
+        places = [p for p in (text.line(loc, limit=200) for loc in locations or []) if p]
+        self.listings.append(
+            Listing(
+                board=self.board,
+                source=self.source,
+                external_id=ext,
+                url=clean_url[:2048],
+                title=clean_title,
+                company=text.line(company),
+                locations=list(dict.fromkeys(places)),
+                remote=remote,
+                employment_type=text.line(employment_type, limit=100) or None,
+                salary=salary if salary is not None and salary != Salary() else None,
+                posted_at=posted_at,
+                description=description[:DESCRIPTION_LIMIT],
+                department=text.line(department, limit=200) or None,
+                fetched_at=self.fetched_at,
+            )
+        )
+        return None
+
+    def result(self) -> Fetched:
+        """What was collected."""
+        return Fetched(
+            listings=self.listings, skipped=sum(self.reasons.values()), skipped_reasons=dict(self.reasons)
+        )
+
+
+def convert_each(items: Any, shape: type[Any], collector: Collector) -> list[Any]:
+    """Each item of a board's list converted to `shape`; items that do not fit are skipped, counted."""
+    if not isinstance(items, list):
+        return []
+    out = []
+    for item in items:
+        try:
+            out.append(msgspec.convert(item, shape, strict=False))
+        except msgspec.ValidationError:
+            collector.skip("unexpected shape")
+    return out
+
+
+def parse_date(value: object) -> date | None:
+    """A date from an ISO 8601 string, an epoch (seconds or milliseconds) or None."""
+    if value is None or value == "":
+        return None
+    try:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            seconds = value / 1000 if value > 10**11 else value
+            return datetime.fromtimestamp(seconds, UTC).date()
+        if isinstance(value, str):
+            raw = value.strip().replace("Z", "+00:00")
+            if len(raw) == 10:
+                return date.fromisoformat(raw)
+            return datetime.fromisoformat(raw).date()
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None

@@ -1,0 +1,269 @@
+"""`BoardHttp`: the one HTTP client a fetch service uses for every board.
+
+What it promises the boards: a User-Agent naming the tool, at most `per_host` requests at once and
+one request every `min_interval` seconds to any one host, retries only on 429 and 5xx (and
+timeouts and dropped connections), honouring `Retry-After`. What it promises the pipeline: every
+failure is a `SourceError` naming the board, the URL and what went wrong, and no response body
+larger than `max_bytes` is ever held in memory.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import math
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Annotated, Any, Self
+
+import anyio
+import httpx
+import msgspec
+import structlog
+
+from jetjobs import __version__
+from jobsearch.sources.errors import FailureKind, SourceError
+
+log = structlog.get_logger("jobsearch.sources")
+
+PROJECT_URL = "https://github.com/jetjobs/jetjobs/blob/main/docs/boards.md"
+USER_AGENT = f"jobsearch/{__version__} (+{PROJECT_URL})"
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+Seconds = Annotated[float, msgspec.Meta(ge=0)]
+
+
+class HttpPolicy(msgspec.Struct, kw_only=True, frozen=True):
+    """How BoardHttp treats the boards: timeouts, retries, politeness and size limits."""
+
+    timeout: Annotated[float, msgspec.Meta(gt=0)] = 20.0  # connect, read, write and pool, each
+    deadline: Annotated[float, msgspec.Meta(gt=0)] = 60.0  # one whole response, body included
+    retries: Annotated[int, msgspec.Meta(ge=0, le=10)] = 3  # after the first attempt
+    backoff: Seconds = 1.0  # the first retry's delay when the board gives no Retry-After; doubles
+    max_retry_after: Seconds = 60.0  # a longer Retry-After fails now, as `rate_limited`
+    min_interval: Seconds = 1.0  # between the starts of two requests to one host
+    per_host: Annotated[int, msgspec.Meta(ge=1, le=32)] = 2  # requests in flight to one host
+    max_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 20 * 1024 * 1024
+    user_agent: str = USER_AGENT
+
+
+@dataclass
+class _HostGate:
+    """One host's share of politeness: a concurrency limit and the next allowed start time."""
+
+    slots: anyio.Semaphore
+    lock: anyio.Lock = field(default_factory=anyio.Lock)
+    next_start: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """A successful response's body and what the server said it is."""
+
+    url: str
+    content: bytes
+    content_type: str
+
+
+class BoardHttp:
+    """An `httpx.AsyncClient` with the boards' manners. Use `async with BoardHttp() as http:`.
+
+    One per service process: the politeness limits are per host across every source it reads.
+    """
+
+    def __init__(
+        self, policy: HttpPolicy | None = None, *, transport: httpx.AsyncBaseTransport | None = None
+    ):
+        self.policy = policy or HttpPolicy()
+        self.client = httpx.AsyncClient(
+            timeout=httpx.Timeout(self.policy.timeout),
+            headers={"User-Agent": self.policy.user_agent, "Accept-Encoding": "gzip, deflate"},
+            follow_redirects=True,
+            max_redirects=5,
+            transport=transport,
+        )
+        self._gates: dict[str, _HostGate] = {}
+        self.requests = 0  # sent, retries included (for tests and the run's summary)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connections."""
+        await self.client.aclose()
+
+    async def get_json(self, board: str, url: str, *, params: Mapping[str, Any] | None = None) -> Any:
+        """GET a JSON document; any failure is a SourceError (HTML pages and bad JSON included)."""
+        body = await self.get(board, url, params=params, accept="application/json")
+        head = body.content[:512].lstrip().lower()
+        if "html" in body.content_type or head.startswith((b"<!doctype", b"<html", b"<")):
+            raise SourceError(
+                board, "html_page", "answered with an HTML page where JSON was expected", url=body.url
+            )
+        try:
+            return msgspec.json.decode(body.content)
+        except msgspec.DecodeError as exc:
+            raise SourceError(
+                board, "malformed", f"answered with malformed JSON ({exc})", url=body.url
+            ) from None
+
+    async def get(
+        self,
+        board: str,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        accept: str = "*/*",
+    ) -> Body:
+        """GET `url` politely, retrying 429/5xx/timeouts; raise SourceError on any failure."""
+        request = self.client.build_request("GET", url, params=params, headers={"Accept": accept})
+        shown = str(request.url)
+        policy = self.policy
+        for attempt in range(policy.retries + 1):
+            last = attempt == policy.retries
+            try:
+                async with self._polite(request.url.host):
+                    self.requests += 1
+                    status, headers, content = await self._send(board, request)
+            except SourceError as exc:
+                if last or not exc.retryable:
+                    raise
+                delay = self._backoff(attempt)
+                log.info("board.retry", board=board, url=shown, reason=exc.detail, delay=round(delay, 2))
+                await anyio.sleep(delay)
+                continue
+            if 200 <= status < 300:
+                return Body(shown, content, headers.get("content-type", "").lower())
+            if status in RETRY_STATUSES:
+                wait = retry_after(headers.get("retry-after"))
+                if wait is not None and wait > policy.max_retry_after:
+                    raise SourceError(
+                        board,
+                        "rate_limited",
+                        f"HTTP {status}, asked to wait {wait:.0f} s",
+                        url=shown,
+                        retry_after=wait,
+                    )
+                if last:
+                    kind: FailureKind = "rate_limited" if status == 429 else "server_error"
+                    raise SourceError(
+                        board,
+                        kind,
+                        f"HTTP {status} after {attempt + 1} attempts",
+                        url=shown,
+                        retry_after=wait,
+                    )
+                delay = wait if wait is not None else self._backoff(attempt)
+                log.info("board.retry", board=board, url=shown, status=status, delay=round(delay, 2))
+                await anyio.sleep(delay)
+                continue
+            raise _refused(board, status, shown)
+        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+
+    def _backoff(self, attempt: int) -> float:
+        base = self.policy.backoff * 2**attempt
+        jittered: float = base * (0.75 + random.random() / 2)
+        return min(self.policy.max_retry_after, jittered)
+
+    async def _send(self, board: str, request: httpx.Request) -> tuple[int, httpx.Headers, bytes]:
+        """Send once: status, headers and a size-capped body within the deadline."""
+        shown = str(request.url)
+        cap = self.policy.max_bytes
+        try:
+            with anyio.fail_after(self.policy.deadline):
+                response = await self.client.send(request, stream=True)
+                try:
+                    declared = response.headers.get("content-length")
+                    if declared and declared.isdigit() and int(declared) > cap:
+                        raise _too_large(board, shown, cap)
+                    chunks: list[bytes] = []
+                    size = 0
+                    async for chunk in response.aiter_bytes():
+                        size += len(chunk)
+                        if size > cap:
+                            raise _too_large(board, shown, cap)
+                        chunks.append(chunk)
+                finally:
+                    await response.aclose()
+        except (TimeoutError, httpx.TimeoutException):
+            raise SourceError(board, "timeout", "timed out", url=shown) from None
+        except httpx.TooManyRedirects:
+            raise SourceError(board, "refused", "redirected too many times", url=shown) from None
+        except httpx.DecodingError as exc:
+            raise SourceError(board, "malformed", f"sent an undecodable body ({exc})", url=shown) from None
+        except httpx.TransportError as exc:
+            raise SourceError(
+                board, "network", f"could not connect ({type(exc).__name__}: {exc})", url=shown
+            ) from None
+        return response.status_code, response.headers, b"".join(chunks)
+
+    def _polite(self, host: str) -> _Polite:
+        gate = self._gates.get(host)
+        if gate is None:
+            gate = self._gates[host] = _HostGate(anyio.Semaphore(self.policy.per_host))
+        return _Polite(gate, self.policy.min_interval)
+
+
+class _Polite:
+    """Holds one of a host's slots, starting no sooner than `min_interval` after the last start."""
+
+    def __init__(self, gate: _HostGate, interval: float) -> None:
+        self.gate = gate
+        self.interval = interval
+
+    async def __aenter__(self) -> None:
+        await self.gate.slots.acquire()
+        try:
+            async with self.gate.lock:
+                now = anyio.current_time()
+                start = max(now, self.gate.next_start)
+                self.gate.next_start = start + self.interval
+            if start > now:
+                await anyio.sleep(start - now)
+        except BaseException:
+            self.gate.slots.release()
+            raise
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.gate.slots.release()
+
+
+def retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a `Retry-After` header: delta-seconds or an HTTP date; None if absent."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        seconds = (when - (now or datetime.now(UTC))).total_seconds()
+    if math.isnan(seconds) or math.isinf(seconds):
+        return None
+    return max(0.0, seconds)
+
+
+def _too_large(board: str, url: str, cap: int) -> SourceError:
+    return SourceError(board, "too_large", f"sent a body larger than the {cap}-byte cap", url=url)
+
+
+def _refused(board: str, status: int, url: str) -> SourceError:
+    if status in (404, 410):
+        return SourceError(
+            board, "not_found", f"HTTP {status}: no such board (check the source's name or token)", url=url
+        )
+    if status in (401, 403):
+        return SourceError(board, "refused", f"HTTP {status}: the board refused access", url=url)
+    return SourceError(board, "refused", f"HTTP {status}", url=url)

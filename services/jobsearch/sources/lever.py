@@ -1,0 +1,114 @@
+"""Lever Postings API: `GET /v0/postings/{site}?mode=json&skip=N&limit=M`.
+
+The answer is a bare JSON array of postings; pages are read with `skip`/`limit` until a page
+comes back shorter than `limit`. `text` is the title, `categories` holds location, team,
+department and commitment, `createdAt` is epoch milliseconds, `descriptionPlain` and `lists`
+(HTML) the text, `salaryRange` the pay when the company publishes it. An unknown site is a 404.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from jobsearch.listing import Salary, SalaryInterval
+from jobsearch.profile import Lever
+from jobsearch.sources import text
+from jobsearch.sources.errors import SourceError
+from jobsearch.sources.fetched import Collector, Fetched, convert_each, parse_date
+from jobsearch.sources.http import BoardHttp
+
+BASE_URL = "https://api.lever.co"
+PAGE = 100
+MAX_PAGES = 50
+_INTERVALS: dict[str, SalaryInterval] = {
+    "per-year-salary": "year",
+    "per-month-salary": "month",
+    "per-week-salary": "week",
+    "per-day-wage": "day",
+    "per-hour-wage": "hour",
+}
+
+
+class _Categories(msgspec.Struct, kw_only=True, frozen=True):
+    commitment: str | None = None
+    department: str | None = None
+    location: str | None = None
+    team: str | None = None
+    allLocations: list[str] = []
+
+
+class _List(msgspec.Struct, kw_only=True, frozen=True):
+    text: str | None = None
+    content: str | None = None
+
+
+class _SalaryRange(msgspec.Struct, kw_only=True, frozen=True):
+    min: float | None = None
+    max: float | None = None
+    currency: str | None = None
+    interval: str | None = None
+
+
+class LeverPosting(msgspec.Struct, kw_only=True, frozen=True, rename="camel"):
+    """One posting as the Postings API lists it (only the fields we map)."""
+
+    id: str | None = None
+    text: str | None = None
+    hosted_url: str | None = None
+    categories: _Categories = _Categories()
+    workplace_type: str | None = None
+    created_at: int | None = None
+    description_plain: str | None = None
+    description: str | None = None
+    lists: list[_List] = []
+    additional_plain: str | None = None
+    salary_range: _SalaryRange | None = None
+
+
+async def fetch(http: BoardHttp, source: Lever, name: str) -> Fetched:
+    """Read a Lever site, page by page."""
+    base = (source.base_url or BASE_URL).rstrip("/")
+    url = f"{base}/v0/postings/{source.site}"
+    collector = Collector("lever", name)
+    for page in range(MAX_PAGES):
+        body: Any = await http.get_json(
+            "lever", url, params={"mode": "json", "skip": page * PAGE, "limit": PAGE}
+        )
+        if not isinstance(body, list):
+            raise SourceError(
+                "lever", "malformed", "answered with JSON that is not a list of postings", url=url
+            )
+        for posting in convert_each(body, LeverPosting, collector):
+            _add(collector, posting, source.site)
+        if len(body) < PAGE:
+            break
+    return collector.result()
+
+
+def _add(collector: Collector, p: LeverPosting, site: str) -> None:
+    cat = p.categories
+    workplace = (p.workplace_type or "").lower()
+    parts = [p.description_plain or text.html_to_text(p.description)]
+    for item in p.lists:
+        parts.append(f"{text.line(item.text)}\n{text.html_to_text(item.content)}")
+    if p.additional_plain:
+        parts.append(p.additional_plain)
+    salary = None
+    if p.salary_range is not None:
+        r = p.salary_range
+        salary = Salary(min=r.min, max=r.max, currency=r.currency, interval=_INTERVALS.get(r.interval or ""))
+    collector.add(
+        external_id=p.id,
+        url=p.hosted_url,
+        title=p.text,
+        company=site,
+        locations=cat.allLocations or ([cat.location] if cat.location else []),
+        remote=True if workplace == "remote" else (False if workplace in ("on-site", "onsite") else None),
+        employment_type=cat.commitment,
+        salary=salary,
+        posted_at=parse_date(p.created_at),
+        description=text.tidy("\n\n".join(part for part in parts if part)),
+        department=cat.team or cat.department,
+    )

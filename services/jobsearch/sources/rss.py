@@ -1,0 +1,71 @@
+"""Any RSS or Atom feed, parsed by feedparser (the body is fetched by BoardHttp, never by feedparser).
+
+Each entry becomes a listing: `id` (or `link`) as its id, `title`, `link`, `published`/`updated`,
+`summary`/`content` (HTML) as the description, `author` as the company when there is one. We Work
+Remotely's feeds title each item `Company: Title` and carry a `region` element: both are mapped.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+from urllib.parse import urlsplit
+
+import feedparser
+
+from jobsearch.profile import Rss
+from jobsearch.sources import text
+from jobsearch.sources.errors import SourceError
+from jobsearch.sources.fetched import Collector, Fetched
+from jobsearch.sources.http import BoardHttp
+
+ACCEPT = "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1"
+
+
+async def fetch(http: BoardHttp, source: Rss, name: str) -> Fetched:
+    """Read one feed."""
+    url = source.url
+    if source.base_url:  # a mirror: the feed's path and query on another host
+        parts = urlsplit(source.url)
+        url = source.base_url.rstrip("/") + parts.path + (f"?{parts.query}" if parts.query else "")
+    body = await http.get("rss", url, accept=ACCEPT)
+    feed: Any = feedparser.parse(body.content, response_headers={"content-type": body.content_type})
+    if not feed.entries:
+        if "html" in body.content_type or body.content.lstrip()[:15].lower().startswith(
+            (b"<!doctype html", b"<html")
+        ):
+            raise SourceError(
+                "rss", "html_page", "answered with an HTML page where a feed was expected", url=body.url
+            )
+        if feed.bozo and not feed.get("version"):
+            reason = getattr(feed.get("bozo_exception"), "getMessage", lambda: "not a feed")()
+            raise SourceError("rss", "malformed", f"is not a readable RSS/Atom feed ({reason})", url=body.url)
+    wwr = "weworkremotely" in (urlsplit(source.url).hostname or "")
+    collector = Collector("rss", name)
+    feed_title = text.line(feed.feed.get("title"))
+    for entry in feed.entries:
+        title = entry.get("title") or ""
+        company = entry.get("author") or ""
+        if wwr and ": " in title:
+            company, title = title.split(": ", 1)
+        content = entry.get("content") or []
+        html = content[0].get("value") if content else entry.get("summary")
+        region = entry.get("region")
+        collector.add(
+            external_id=entry.get("id") or entry.get("link"),
+            url=entry.get("link"),
+            title=title,
+            company=company or ("" if wwr else feed_title),
+            locations=[region] if isinstance(region, str) else [],
+            remote=True if wwr else None,
+            posted_at=_date(entry.get("published_parsed") or entry.get("updated_parsed")),
+            description=text.html_to_text(html),
+        )
+    return collector.result()
+
+
+def _date(parsed: Any) -> date | None:
+    try:
+        return date(parsed.tm_year, parsed.tm_mon, parsed.tm_mday) if parsed else None
+    except (AttributeError, ValueError):
+        return None
