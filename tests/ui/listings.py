@@ -45,6 +45,19 @@ def listing(
     )
 
 
+def letter_for(company: str) -> str:
+    """A cover letter of the length and tone the draft stage aims for."""
+    return (
+        f"Dear {company} team,\n\n"
+        "For the last four years I have built and run job processing on NATS JetStream: retries with "
+        "backoff, dead letters that someone actually reads, and handlers that are safe to run twice. "
+        "Your posting asks for exactly that, and for clear writing, which is how I like to decide.\n\n"
+        "At my current team I moved our billing jobs off cron onto durable queues and cut the pages "
+        "we got at night from weekly to rare. I would like to bring that care to your platform.\n\n"
+        "Kind regards,\nAda Example"
+    )
+
+
 def drafts(company: str, *, review: bool = False, provider: str = "anthropic") -> list[Draft]:
     """A cover letter and a connection note; the letter `needs_review` with a failed check if asked."""
     checks = [Check(name="length", passed=True), Check(name="employers", passed=not review,
@@ -52,7 +65,7 @@ def drafts(company: str, *, review: bool = False, provider: str = "anthropic") -
     return [
         Draft(
             step="cover_letter",
-            text=f"Dear {company} team,\n\nI would like to join you.\n\nAda",
+            text=letter_for(company),
             provider=provider,
             model="claude-sonnet-4-5",
             status="needs_review" if review else "ok",
