@@ -11,6 +11,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -20,6 +21,9 @@ from jetjobs import JetJobsError, Settings, load_settings, open_connection, run_
 from jetjobs.log import configure_logging
 from jobsearch.app import build_app
 from jobsearch.jobs import QUEUES, STAGES, Stage
+from jobsearch.local_commands import add_local_commands
+from jobsearch.run import add_run_commands
+from jobsearch.tracker.commands import add_tracker_commands
 
 Command = Callable[[argparse.Namespace, Settings, NATS], Awaitable[int]]
 NAMESPACE = "jobsearch"
@@ -46,6 +50,50 @@ async def cmd_serve(args: argparse.Namespace, settings: Settings, nc: NATS) -> i
     return 0
 
 
+async def cmd_ui(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    # The web stack (starlette, jinja2, uvicorn) loads only for this command.
+    from jetjobs import Publisher  # noqa: PLC0415
+    from jetjobs.ui import access_token, bind, serve  # noqa: PLC0415
+    from jobsearch.profile import load_profile  # noqa: PLC0415
+    from jobsearch.settings import load_pipeline_settings  # noqa: PLC0415
+    from jobsearch.ui import build_review_app  # noqa: PLC0415
+
+    db_path = args.db or load_pipeline_settings().db_path
+    profile = load_profile(args.profile) if args.profile else None
+    sock = bind(args.host, args.port)
+    token = access_token(args.host, args.token)
+    app = build_review_app(
+        db_path, publisher=Publisher(nc, settings), profile=profile, token=token, loopback=token is None
+    )
+    await serve(app, sock, token=token, name=f"jobsearch ui ({db_path})")
+    return 0
+
+
+def _add_ui_command(sub: Any) -> None:
+    p = sub.add_parser(
+        "ui",
+        help="serve the review page: listings, drafts, statuses",
+        description="A local web page over the pipeline's SQLite (safe while a run writes to it). "
+        "Loopback unless --host says otherwise, and then only with a token.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8322, help="port (default 8322; 0: any free port)")
+    p.add_argument(
+        "--token",
+        default=os.environ.get("JOBSEARCH_UI_TOKEN"),
+        help="access token off loopback (default $JOBSEARCH_UI_TOKEN, else a new random one)",
+    )
+    p.add_argument("--db", type=Path, help="the SQLite state of record (default $JOBSEARCH_DB)")
+    p.add_argument(
+        "--profile",
+        type=Path,
+        default=os.environ.get("JOBSEARCH_PROFILE") or None,
+        help="the profile TOML that re-drafts write from (default $JOBSEARCH_PROFILE; "
+        "without one the page does not offer re-drafting)",
+    )
+    p.set_defaults(func=cmd_ui)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and docs)."""
     parser = argparse.ArgumentParser(
@@ -66,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--concurrency", type=int, default=10, help="jobs run at once (default 10)")
     p.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics on PORT")
     p.set_defaults(func=cmd_serve)
+    add_run_commands(sub)
+    add_tracker_commands(sub)
+    add_local_commands(sub)
+    _add_ui_command(sub)
     return parser
 
 
@@ -82,6 +134,10 @@ def main(argv: list[str] | None = None) -> int:
         json=None if args.log_format == "auto" else args.log_format == "json", level=args.loglevel
     )
     try:
+        local = getattr(args, "local", None)
+        if callable(local):  # no server needed
+            code: int = local(args)
+            return code
         func: Any = args.func
         if not callable(func):
             return 2

@@ -5,6 +5,8 @@ jobsearch.search ─▶ jobsearch.source (one per source) ─▶ jobsearch.listi
    [jobsearch-fetch]        [jobsearch-fetch]                  [jobsearch-dedupe]
  ─▶ jobsearch.draft (new, matching merged listings) ─▶ jobsearch.export (listing + drafts)
         [jobsearch-draft]                                   [jobsearch-export]
+ jobsearch.tracker (render tracker.xlsx once the run has drained; also `jobsearch export`)
+        [jobsearch-export]
 ```
 Each stage is its own service over its own queue (`jobsearch serve STAGE`). A stage's output is
 the next stage's job, submitted with a key derived from its input, so a rerun submits nothing twice.
@@ -32,6 +34,7 @@ SOURCE = "jobsearch.source"
 LISTING = "jobsearch.listing"
 DRAFT = "jobsearch.draft"
 EXPORT = "jobsearch.export"
+TRACKER = "jobsearch.tracker"
 
 RunId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 
@@ -106,3 +109,10 @@ class ExportJob(_Payload, kw_only=True, frozen=True):
 
     listing: MergedListing
     drafts: list[Draft] = []
+
+
+class TrackerJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.tracker`: render the tracker from the state of record (after reading its edits).
+
+    `jobsearch run` submits one when its pipeline has drained, keyed `tracker:<run_id>`.
+    """

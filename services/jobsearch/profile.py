@@ -7,10 +7,18 @@ profile inline (`schemas/jobsearch/`).
 
 from __future__ import annotations
 
+import re
+import tomllib
 from datetime import date
+from importlib import resources
+from pathlib import Path
 from typing import Annotated, Literal
 
 import msgspec
+
+from jetjobs import ConfigError
+from jobsearch._toml_lines import PathPart, line_of
+from jobsearch.listing import BOARDS
 
 Text = Annotated[str, msgspec.Meta(max_length=20_000)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
@@ -168,3 +176,93 @@ class Profile(_Base, kw_only=True, frozen=True):
     search: Search = Search()
     writing: Writing = Writing()
     sources: list[Source] = []
+
+
+class ProfileError(ConfigError):
+    """The profile file is missing or wrong; the message names the file, the line and the key."""
+
+
+_AT = re.compile(r"^(?P<what>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
+_FIELD = re.compile(r"field `(?P<field>[^`]+)`")
+_PART = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+
+
+def load_profile(path: Path) -> Profile:
+    """Read and check a profile TOML file.
+
+    Raises:
+        ProfileError: the file is missing, is not TOML, or has a wrong key, type or board;
+            the message reads `FILE:LINE: KEY: what is wrong`.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ProfileError(
+            f"{path}: no such profile (write an example with `jobsearch init {path}`)"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProfileError(f"{path}: cannot read the profile: {exc}") from None
+    return parse_profile(text, str(path))
+
+
+def parse_profile(text: str, name: str = "<profile>") -> Profile:
+    """Check a profile's TOML text; `name` is how errors name the file."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ProfileError(f"{name}: not valid TOML: {exc}") from None
+    try:
+        return msgspec.convert(data, Profile)
+    except msgspec.ValidationError as exc:
+        raise ProfileError(_explain(str(exc), text, name)) from None
+
+
+def _explain(message: str, text: str, name: str) -> str:
+    """msgspec's "Problem - at `$.a[1].b`" as `FILE:LINE: a[1].b: problem`."""
+    match = _AT.match(message)
+    what = match["what"] if match else message
+    container: list[PathPart] = [
+        key if key else int(index) for key, index in _PART.findall((match and match["path"]) or "")
+    ]
+    field = _FIELD.search(what)
+    unknown = field is not None and "unknown field" in what
+    missing = field is not None and "missing required field" in what
+    parts = [*container, field["field"]] if field and (unknown or missing) else list(container)
+    if parts[-1:] == ["board"] and container[:1] == ["sources"]:
+        if missing:
+            what = f"missing `board`: one of {', '.join(BOARDS)}"
+        else:
+            what = f"{what.replace('Invalid value', 'unknown board')}: expected one of {', '.join(BOARDS)}"
+    elif unknown:
+        what = f"unknown key `{parts[-1]}` (a misspelling? `jobsearch init` writes every key)"
+    elif missing:
+        what = f"missing required key `{parts[-1]}`"
+    # An unknown key is found where it is written; a missing one, on the line of its table.
+    line = line_of(text, container if missing else parts)
+    where = f"{name}:{line}" if line else name
+    return f"{where}: {_dotted(parts) or '(top level)'}: {what}"
+
+
+def _dotted(parts: list[PathPart]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def example_profile() -> str:
+    """The commented example profile that `jobsearch init` writes (also `examples/profile.toml`)."""
+    return resources.files("jobsearch").joinpath("profile_example.toml").read_text(encoding="utf-8")
+
+
+def write_example_profile(path: Path) -> None:
+    """Write the example profile to `path`; never overwrite an existing file.
+
+    Raises:
+        ProfileError: `path` already exists.
+    """
+    try:
+        with path.open("x", encoding="utf-8") as out:
+            out.write(example_profile())
+    except FileExistsError:
+        raise ProfileError(f"{path} already exists: not overwriting it (choose another path)") from None

@@ -231,6 +231,18 @@ async def cmd_supervisor(args: argparse.Namespace, settings: Settings, nc: NATS)
     return 0
 
 
+async def cmd_ui(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    # The web stack (starlette, jinja2, uvicorn) loads only for this command.
+    from jetjobs.ui import access_token, bind, serve  # noqa: PLC0415
+    from jetjobs.ui.ops import build_ops_app  # noqa: PLC0415
+
+    sock = bind(args.host, args.port)
+    token = access_token(args.host, args.token)
+    app = build_ops_app(nc, settings, allow_actions=args.allow_actions, token=token, loopback=token is None)
+    await serve(app, sock, token=token, name=f"jetjobs ui ({settings.namespace})")
+    return 0
+
+
 async def cmd_example(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     return await run_example(nc, settings, jobs=args.jobs, concurrency=args.concurrency)
 
@@ -329,6 +341,26 @@ def _add_operator_commands(sub: Any) -> None:
         "run again at once. Workers run one too; only the elected one acts.",
     )
     p.set_defaults(func=cmd_supervisor)
+
+    p = sub.add_parser(
+        "ui",
+        help="serve the operations page: workers, queues, dead letters, replays",
+        description="A local web page over this deployment. Read-only unless --allow-actions; "
+        "loopback unless --host says otherwise, and then only with a token.",
+    )
+    p.add_argument("--host", default="127.0.0.1", help="listen address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8321, help="port (default 8321; 0: any free port)")
+    p.add_argument(
+        "--token",
+        default=os.environ.get("JETJOBS_UI_TOKEN"),
+        help="access token off loopback (default $JETJOBS_UI_TOKEN, else a new random one)",
+    )
+    p.add_argument(
+        "--allow-actions",
+        action="store_true",
+        help="offer requeue, purge, replay and cancel (each asks for a confirmation)",
+    )
+    p.set_defaults(func=cmd_ui)
 
     p = sub.add_parser("example", help="run the example app: a worker and a batch of jobs")
     p.add_argument("--jobs", type=int, default=1000)

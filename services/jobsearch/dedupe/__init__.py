@@ -1,9 +1,32 @@
-"""The dedupe stage (not built yet)."""
+"""The dedupe stage: merge the postings of one job across boards and runs, filter, pass on drafts.
+
+`jobsearch serve dedupe` runs it over the `jobsearch-dedupe` queue. Each `jobsearch.listing` job
+is matched against the seen-set in SQLite (exact keys, then fuzzy within the company), merged,
+filtered by the profile's search, and a new matching listing becomes one `jobsearch.draft` job
+(key `draft:<merged id>`) on `jobsearch-draft`. See docs/dedupe.md.
+"""
 
 from __future__ import annotations
 
-from jetjobs import App
+from typing import Any
+
+from jetjobs import App, JobContext
+from jobsearch.dedupe.service import Dedupe, draft_key
+from jobsearch.jobs import DRAFT, LISTING, QUEUES, DraftJob, ListingJob
+from jobsearch.settings import load_pipeline_settings
+
+__all__ = ["Dedupe", "draft_key", "register"]
 
 
-def register(app: App) -> None:
-    """Register the dedupe stage's handlers on the pipeline's App."""
+def register(app: App) -> Dedupe:
+    """Register the dedupe stage's handler (`jobsearch.listing`); its seen-set closes with `aclose`."""
+    dedupe = Dedupe(load_pipeline_settings().db_path)
+
+    @app.job(LISTING, payload=ListingJob)
+    async def dedupe_listing(ctx: JobContext, job: ListingJob) -> dict[str, Any]:
+        async def submit(draft: DraftJob, key: str) -> None:
+            await ctx.enqueue(DRAFT, draft, queue=QUEUES["draft"], key=key)
+
+        return await dedupe.handle(job, submit)
+
+    return dedupe

@@ -1,9 +1,80 @@
-"""The export stage (not built yet)."""
+"""The export stage: record each listing and its drafts in the state of record, and render the
+tracker when asked.
+
+Two job types on the `jobsearch-export` queue: `jobsearch.export` (one per listing; a small SQLite
+transaction, idempotent per job id) and `jobsearch.tracker` (read the person's edits back, render
+`tracker.xlsx`; submitted once per run after the pipeline drained, so a run of 5,000 listings
+renders once, not 5,000 times). The work itself lives in `jobsearch.store` and `jobsearch.tracker`,
+which the CLI and the review page share; this module only wires them to jobs.
+"""
 
 from __future__ import annotations
 
-from jetjobs import App
+import threading
+from typing import Any
+
+import msgspec
+
+from jetjobs import App, JobContext, Retry
+from jobsearch.jobs import EXPORT, TRACKER, ExportJob, TrackerJob
+from jobsearch.settings import PipelineSettings, load_pipeline_settings
+from jobsearch.store import Store
+from jobsearch.tracker import TrackerChanged, TrackerLocked, export_tracker
+
+# A tracker held open by a spreadsheet program: try again at this pace (about 5 minutes in all
+# with the job's attempts), then give up with the reason in the dead letter.
+LOCKED_RETRY_DELAY = 10.0
+TRACKER_ATTEMPTS = 30
 
 
-def register(app: App) -> None:
+class Deps:
+    """What the handlers need: the paths, and one Store per worker thread (sqlite3 connections
+    stay in the thread that opened them)."""
+
+    def __init__(self, settings: PipelineSettings) -> None:
+        self.settings = settings
+        self._local = threading.local()
+
+    def store(self) -> Store:
+        """This thread's Store."""
+        store: Store | None = getattr(self._local, "store", None)
+        if store is None:
+            store = Store.open(self.settings.db_path)
+            self._local.store = store
+        return store
+
+
+def record(deps: Deps, job_id: str, job: ExportJob) -> dict[str, Any]:
+    """Handle `jobsearch.export`: record the listing and its drafts."""
+    recorded = deps.store().record_export(
+        run_id=job.run_id, job_id=job_id, listing=job.listing, drafts=job.drafts
+    )
+    return {"run_id": job.run_id, **msgspec.to_builtins(recorded)}
+
+
+def render_tracker(deps: Deps, job: TrackerJob) -> dict[str, Any]:
+    """Handle `jobsearch.tracker`: read edits back and render the tracker.
+
+    Raises:
+        Retry: the tracker is open in a spreadsheet program, or was saved meanwhile.
+    """
+    try:
+        report = export_tracker(deps.store(), deps.settings.tracker_path)
+    except TrackerLocked as exc:
+        raise Retry(LOCKED_RETRY_DELAY, str(exc)) from None
+    except TrackerChanged as exc:
+        raise Retry(1.0, str(exc)) from None
+    return {"run_id": job.run_id, **msgspec.to_builtins(report)}
+
+
+def register(app: App, settings: PipelineSettings | None = None) -> None:
     """Register the export stage's handlers on the pipeline's App."""
+    deps = Deps(settings or load_pipeline_settings())
+
+    @app.job(EXPORT, payload=ExportJob)
+    def export(ctx: JobContext, job: ExportJob) -> dict[str, Any]:
+        return record(deps, ctx.id, job)
+
+    @app.job(TRACKER, payload=TrackerJob)
+    def tracker(ctx: JobContext, job: TrackerJob) -> dict[str, Any]:
+        return render_tracker(deps, job)

@@ -1,0 +1,84 @@
+"""The dedupe handler: merge one fetched posting into the seen-set, filter, submit the draft job.
+
+`Dedupe.handle` knows nothing about NATS: it is given a `submit` function for the draft job
+(`register` passes `ctx.enqueue` on the `jobsearch-draft` queue), so tests drive it directly.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+
+from jetjobs import Retry
+from jobsearch.dedupe.store import Decision, SeenSet
+from jobsearch.jobs import DraftJob, ListingJob
+
+T = TypeVar("T")
+SubmitDraft = Callable[[DraftJob, str], Awaitable[None]]
+
+
+def draft_key(listing_id: str) -> str:
+    """The draft job's idempotency key: one draft job per merged listing."""
+    return f"draft:{listing_id}"
+
+
+class Dedupe:
+    """One service's dedupe: its seen-set connection, used by one thread at a time."""
+
+    def __init__(self, db_path: Path) -> None:
+        self.db_path = db_path
+        self._seen: SeenSet | None = None
+        # SQLite serialises writers anyway; one connection used by one thread at a time keeps the
+        # transactions of concurrent jobs apart. Other services wait on BEGIN IMMEDIATE.
+        self._limiter = anyio.CapacityLimiter(1)
+
+    def _open(self) -> SeenSet:
+        if self._seen is None:
+            self._seen = SeenSet(self.db_path)
+        return self._seen
+
+    def close(self) -> None:
+        """Close the database connection (if opened)."""
+        if self._seen is not None:
+            self._seen.close()
+            self._seen = None
+
+    async def aclose(self) -> None:
+        """Close the database connection when the service stops."""
+        await anyio.to_thread.run_sync(self.close, limiter=self._limiter)
+
+    async def handle(self, job: ListingJob, submit: SubmitDraft) -> dict[str, Any]:
+        """Record `job.listing`; when a new, matching listing owes its draft, submit it, then note it.
+
+        The draft is noted only after `submit` returns: a service killed in between leaves the
+        listing pending, and the redelivered job submits it again under the same key.
+        """
+        decision: Decision = await self._in_thread(
+            lambda: self._open().record(job.listing, job.profile.search, job.run_id)
+        )
+        listing = decision.listing
+        if decision.draft:
+            draft = DraftJob(run_id=job.run_id, listing=listing, profile=job.profile)
+            await submit(draft, draft_key(listing.id))
+            await self._in_thread(lambda: self._open().mark_drafted(listing.id, job.listing.key))
+        return {
+            "listing_id": listing.id,
+            "outcome": decision.outcome,
+            "how": decision.how,
+            "state": "drafted" if decision.draft else decision.state,
+            "drop_reason": decision.drop_reason,
+            "sources": len(listing.sources),
+        }
+
+    async def _in_thread(self, fn: Callable[[], T]) -> T:
+        try:
+            return await anyio.to_thread.run_sync(fn, limiter=self._limiter)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise Retry(reason=f"the database is busy: {exc}") from None
+            raise

@@ -1,0 +1,100 @@
+"""The `jobsearch` commands that need no NATS server: `init`, `listings`, `schemas`.
+
+Each is a plain function of its parsed arguments returning the exit code; `jobsearch.cli` adds
+them with `add_local_commands` and runs them without connecting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import msgspec
+
+from jobsearch.dedupe.store import StoredListing, read_listings
+from jobsearch.profile import write_example_profile
+from jobsearch.schema_export import check_schemas, write_schemas
+from jobsearch.settings import load_pipeline_settings
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    """Write the commented example profile (never over an existing file)."""
+    path = Path(args.path)
+    write_example_profile(path)
+    print(f"wrote {path}: edit the person, the search and the sources, then `jobsearch run {path}`")
+    return 0
+
+
+def cmd_listings(args: argparse.Namespace) -> int:
+    """Print the merged listings and their sources from the pipeline's SQLite file."""
+    db_path = load_pipeline_settings().db_path
+    stored = read_listings(db_path, include_dropped=args.all)
+    if args.json:
+        sys.stdout.write(msgspec.json.encode([msgspec.to_builtins(s) for s in stored]).decode() + "\n")
+        return 0
+    if not stored:
+        print(f"no listings yet in {db_path}")
+        return 0
+    for item in stored:
+        print(_describe(item))
+    kept = sum(1 for s in stored if s.state != "dropped")
+    print(f"\n{kept} listing(s)" + (f", {len(stored) - kept} dropped" if args.all else "") + f" in {db_path}")
+    return 0
+
+
+def _describe(item: StoredListing) -> str:
+    listing = item.listing
+    where = "; ".join(listing.locations) or ("remote" if listing.remote else "-")
+    posted = listing.posted_at.isoformat() if listing.posted_at else "----------"
+    # Scraped text: printed as data, one line per field, control characters shown escaped.
+    head = (
+        f"{posted}  {_line(listing.company) or '-'}: {_line(listing.title)}  [{_line(where)}]  {listing.id}"
+    )
+    lines = [head, f"    state: {item.state}" + (f" ({item.drop_reason})" if item.drop_reason else "")]
+    lines += [f"    {s.board:<15} {_line(s.external_id):<24} {_line(s.url)}" for s in listing.sources]
+    return "\n".join(lines)
+
+
+def _line(text: str) -> str:
+    return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
+
+
+def cmd_schemas(args: argparse.Namespace) -> int:
+    """Write (or with --check, verify) the pipeline's JSON Schemas."""
+    directory = Path(args.directory)
+    if args.check:
+        stale = check_schemas(directory)
+        for name in stale:
+            print(f"stale: {directory / name}", file=sys.stderr)
+        return 1 if stale else 0
+    for name in write_schemas(directory):
+        print(directory / name)
+    return 0
+
+
+def add_local_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `init`, `listings` and `schemas` to the `jobsearch` parser."""
+    p = sub.add_parser("init", help="write a commented example profile", description=cmd_init.__doc__)
+    p.add_argument("path", nargs="?", default="profile.toml", help="where to write it (default profile.toml)")
+    p.set_defaults(func=None, local=cmd_init)
+
+    p = sub.add_parser(
+        "listings",
+        help="print the merged listings and their sources",
+        description="Print the merged listings (one real job each) with every board posting it was "
+        "seen on, from the pipeline's SQLite file (JOBSEARCH_DATA_DIR, JOBSEARCH_DB).",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON (the MergedListing, state, drop_reason)")
+    p.add_argument("--all", action="store_true", help="include the listings the profile's filters dropped")
+    p.set_defaults(func=None, local=cmd_listings)
+
+    p = sub.add_parser(
+        "schemas",
+        help="write the pipeline's JSON Schemas",
+        description="Write the JSON Schemas of the pipeline's job payloads and the profile.",
+    )
+    p.add_argument("directory", nargs="?", default="schemas/jobsearch", help="default schemas/jobsearch")
+    p.add_argument("--check", action="store_true", help="exit 1 if the files there are stale")
+    p.set_defaults(func=None, local=cmd_schemas)

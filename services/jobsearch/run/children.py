@@ -1,0 +1,201 @@
+"""The four stage services of `jobsearch run`, as child processes.
+
+Each child is exactly what a person would start by hand, `jobsearch serve STAGE` (run as
+`python -m jobsearch.cli` so that it works without the console script on PATH), with this
+process's environment passed through unchanged: with `NATS_URL` unset it joins the embedded
+server this process started (`server.url` in the shared store directory). A child counts as
+started when it logs `worker.started` (its consumers are bound). A child that dies during the run
+(killed, crashed) is started again, a few times at most: its unacknowledged jobs are redelivered
+to the new one, so nothing is lost.
+
+(jetjobs.pool runs `jetjobs worker APP` processes with every setting pinned in their
+environment; here the children must be the user-facing command with the environment as it is.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections import deque
+from collections.abc import Callable, Sequence
+from types import TracebackType
+
+import anyio
+import anyio.abc
+import structlog
+
+from jobsearch.jobs import Stage
+
+log = structlog.get_logger("jobsearch.run")
+
+MAX_RESTARTS = 3
+
+
+class ServiceFailed(Exception):
+    """A stage service would not start, or kept dying."""
+
+
+class StageProcess:
+    """One `jobsearch serve STAGE` child: its process, its started/exited events, its last lines."""
+
+    def __init__(self, stage: Stage, process: anyio.abc.Process) -> None:
+        self.stage = stage
+        self.process = process
+        self.started = anyio.Event()
+        self.exited = anyio.Event()
+        self.worker_id: str | None = None
+        self.returncode: int | None = None
+        self.tail: deque[str] = deque(maxlen=20)
+
+    @property
+    def pid(self) -> int:
+        """The child's process id."""
+        return self.process.pid
+
+    async def follow(self) -> None:
+        """Read the child's log to its end; note when it started and when it exited."""
+        assert self.process.stderr is not None
+        pending = b""
+        async for chunk in self.process.stderr:
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                self._on_line(line)
+        self.returncode = await self.process.wait()
+        self.exited.set()
+        self.started.set()  # wake a waiter on a child that died before it started
+
+    def _on_line(self, line: bytes) -> None:
+        self.tail.append(line.decode(errors="replace"))
+        if b'"worker.started"' not in line:
+            return
+        try:
+            self.worker_id = json.loads(line).get("worker")
+        except ValueError:
+            return
+        self.started.set()
+
+    def describe(self) -> str:
+        """`draft (pid 123, exited 1)` and its last log lines, for an error message."""
+        state = "running" if not self.exited.is_set() else f"exited {self.returncode}"
+        lines = "\n    ".join(self.tail)
+        return f"{self.stage} service (pid {self.pid}, {state}); its last log lines:\n    {lines}"
+
+
+class StageServices:
+    """The four stage services: started together, restarted if one dies, stopped on exit.
+
+    Use as an async context manager; `failure` is set (with a reason) when a service cannot be
+    kept running, and the run stops waiting.
+    """
+
+    def __init__(
+        self,
+        stages: Sequence[Stage],
+        *,
+        concurrency: int,
+        on_restart: Callable[[Stage, int], None] = lambda _stage, _count: None,
+        startup_timeout: float = 60.0,
+        stop_timeout: float = 30.0,
+    ) -> None:
+        self.stages = list(stages)
+        self.concurrency = concurrency
+        self.on_restart = on_restart
+        self.startup_timeout = startup_timeout
+        self.stop_timeout = stop_timeout
+        self.current: dict[Stage, StageProcess] = {}
+        self.restarts: dict[Stage, int] = dict.fromkeys(self.stages, 0)
+        self.failure: str | None = None
+        self.failed = anyio.Event()
+        self._stopping = False
+        self._tg: anyio.abc.TaskGroup | None = None
+
+    def command(self, stage: Stage) -> list[str]:
+        """The child's command line: `jobsearch serve STAGE`."""
+        return [
+            sys.executable, "-m", "jobsearch.cli", "--log-format", "json",
+            "serve", stage, "-c", str(self.concurrency),
+        ]  # fmt: skip
+
+    async def __aenter__(self) -> StageServices:
+        self._tg = anyio.create_task_group()
+        await self._tg.__aenter__()
+        try:
+            async with anyio.create_task_group() as tg:
+                for stage in self.stages:
+                    tg.start_soon(self._start, stage)
+        except BaseException:
+            with anyio.CancelScope(shield=True):
+                await self.stop()
+                await self._tg.__aexit__(None, None, None)
+            raise
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        with anyio.CancelScope(shield=True):
+            await self.stop()
+        assert self._tg is not None
+        return await self._tg.__aexit__(exc_type, exc, tb)
+
+    async def _start(self, stage: Stage) -> StageProcess:
+        assert self._tg is not None
+        process = await anyio.open_process(
+            self.command(stage), stdin=None, stdout=-3, stderr=-1, env=dict(os.environ)
+        )  # -3: subprocess.DEVNULL, -1: subprocess.PIPE
+        child = StageProcess(stage, process)
+        self.current[stage] = child
+        self._tg.start_soon(self._watch, child)
+        with anyio.move_on_after(self.startup_timeout):
+            await child.started.wait()
+        if child.worker_id is None:
+            child.process.kill()
+            raise ServiceFailed(f"the {child.describe()}\ndid not start")
+        log.debug("run.service_started", stage=stage, pid=child.pid, worker=child.worker_id)
+        return child
+
+    async def _watch(self, child: StageProcess) -> None:
+        await child.follow()
+        if self._stopping or child.worker_id is None:
+            return
+        stage = child.stage
+        self.restarts[stage] += 1
+        log.warning(
+            "run.service_died", stage=stage, returncode=child.returncode, restarts=self.restarts[stage]
+        )
+        if self.restarts[stage] > MAX_RESTARTS:
+            self._fail(f"the {child.describe()}\ndied {self.restarts[stage]} times")
+            return
+        self.on_restart(stage, self.restarts[stage])
+        try:
+            await self._start(stage)
+        except ServiceFailed as exc:
+            self._fail(str(exc))
+
+    def _fail(self, reason: str) -> None:
+        if self.failure is None:
+            self.failure = reason
+        self.failed.set()
+
+    def kill(self, stage: Stage) -> None:
+        """SIGKILL one service (tests: a service killed mid-run must lose nothing)."""
+        child = self.current[stage]
+        if not child.exited.is_set():
+            child.process.send_signal(signal.SIGKILL)
+
+    async def stop(self) -> None:
+        """SIGTERM every service (they finish or hand back their jobs), SIGKILL stragglers."""
+        self._stopping = True
+        live = [child for child in self.current.values() if not child.exited.is_set()]
+        for child in live:
+            child.process.send_signal(signal.SIGTERM)
+        with anyio.move_on_after(self.stop_timeout):
+            for child in live:
+                await child.exited.wait()
+        for child in live:
+            if not child.exited.is_set():
+                child.process.kill()
+                await child.exited.wait()

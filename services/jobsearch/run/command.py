@@ -1,0 +1,267 @@
+"""`jobsearch run` and `jobsearch replay`: start the stage services, submit, follow, summarise.
+
+```
+run:    ledger follower ─▶ 4 x `jobsearch serve STAGE` ─▶ submit the search ─▶ wait until drained
+        ─▶ submit `jobsearch.tracker` (render) ─▶ wait for it ─▶ summary, exit code
+replay: the same, submitting the platform's replay of one stage's jobs instead of a search
+```
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import msgspec
+import structlog
+from nats.aio.client import Client as NATS
+
+from jetjobs import Publisher, Settings, StatusRecord
+from jetjobs.replay import plan_replay, replay
+from jobsearch.jobs import (
+    DRAFT,
+    EXPORT,
+    LISTING,
+    QUEUES,
+    SEARCH,
+    SOURCE,
+    STAGES,
+    TRACKER,
+    SearchJob,
+    Stage,
+    TrackerJob,
+)
+from jobsearch.profile import ProfileError, load_profile
+from jobsearch.run.children import ServiceFailed, StageServices
+from jobsearch.run.display import Display
+from jobsearch.run.progress import Progress, follow_ledger, wait_drained
+from jobsearch.run.summary import CANNOT_RUN, WATCHED, RunSummary, format_summary, summarise
+from jobsearch.settings import load_pipeline_settings
+from jobsearch.store import Store
+
+log = structlog.get_logger("jobsearch.run")
+
+# The job type each stage's queue runs, for `replay --stage`.
+STAGE_JOB: dict[Stage, str] = {"fetch": SOURCE, "dedupe": LISTING, "draft": DRAFT, "export": EXPORT}
+_TICK = 2.0
+
+
+def new_run_id() -> str:
+    """A run id that sorts by time: `20261130T101500-1a2b3c`."""
+    return f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
+
+
+async def _first(*waits: Callable[[], Awaitable[Any]]) -> None:
+    """Wait until the first of `waits` returns; cancel the others."""
+    async with anyio.create_task_group() as tg:
+
+        async def one(wait: Callable[[], Awaitable[Any]]) -> None:
+            await wait()
+            tg.cancel_scope.cancel()
+
+        for wait in waits:
+            tg.start_soon(one, wait)
+
+
+async def _wait_settled(publisher: Publisher, progress: Progress, job_id: str) -> StatusRecord | None:
+    """The job's final ledger entry, from the follower (or a direct read, should its news be late)."""
+    settled = progress.watch(job_id)
+    kv = await publisher.topology.status_kv(publisher.js)
+    while True:
+        with anyio.move_on_after(_TICK):
+            await settled.wait()
+            return progress.records[job_id]
+        try:
+            entry = await kv.get(job_id)
+        except Exception:  # KeyNotFoundError and friends: not written yet
+            continue
+        record = msgspec.json.decode(entry.value or b"null", type=StatusRecord | None)
+        if record is not None and record.state in ("succeeded", "dead", "cancelled"):
+            return record
+
+
+async def _refresh(display: Display, progress: Progress) -> None:
+    while True:
+        await progress.next_change().wait()
+        display.refresh()
+        await anyio.sleep(0.1)  # at most 10 redraws a second: the bars, not a synchronisation
+
+
+class Orchestra:
+    """One run's moving parts: the services, the ledger follower, the display, the store."""
+
+    def __init__(self, args: argparse.Namespace, settings: Settings, nc: NATS, run_id: str) -> None:
+        self.args = args
+        self.settings = settings
+        self.nc = nc
+        self.run_id = run_id
+        self.publisher = Publisher(nc, settings)
+        self.progress = Progress(WATCHED)
+        self.progress.keep_results = frozenset({SOURCE})
+        self.pipeline = load_pipeline_settings()
+        self.started = time.monotonic()
+        self.tracker: dict[str, Any] | None = None
+        self.tracker_error: str | None = None
+        self.service_error: str | None = None
+
+    async def run(self, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> RunSummary:
+        """Start everything, `submit` the work, wait for the drain and the tracker; summarise."""
+        subscription = await follow_ledger(self.publisher, self.progress)
+        for queue in QUEUES.values():
+            await self.publisher.topology.ensure_queue(self.publisher.js, queue)
+        display = Display(self.progress, sources=sources)
+        try:
+            async with anyio.create_task_group() as tg:
+                services = StageServices(
+                    [] if self.args.no_services else STAGES,
+                    concurrency=self.args.concurrency,
+                    on_restart=lambda stage, n: display.note(
+                        f"the {stage} service exited; restarted it ({n}); its jobs are redelivered"
+                    ),
+                )
+                async with services:
+                    with display:
+                        tg.start_soon(_refresh, display, self.progress)
+                        await submit()
+                        await _first(self._drain_and_render, services.failed.wait)
+                        self.service_error = services.failure
+                tg.cancel_scope.cancel()
+        finally:
+            await subscription.unsubscribe()
+        with Store.open(self.pipeline.db_path) as store:
+            numbers = store.run_numbers(self.run_id)
+        summary = summarise(
+            self.run_id, time.monotonic() - self.started, self.progress, numbers, self.tracker
+        )
+        summary.tracker_error = self.tracker_error
+        summary.service_error = self.service_error
+        return summary
+
+    async def _drain_and_render(self) -> None:
+        await wait_drained(self.publisher, self.progress, [QUEUES[stage] for stage in STAGES])
+        job = await self.publisher.enqueue(
+            TRACKER,
+            TrackerJob(run_id=self.run_id),
+            queue=QUEUES["export"],
+            key=f"tracker:{self.run_id}",
+            max_attempts=30,
+            timeout=600.0,
+        )
+        record = await _wait_settled(self.publisher, self.progress, job.id)
+        if record is not None and record.state == "succeeded" and isinstance(record.result, dict):
+            self.tracker = record.result
+        else:
+            self.tracker_error = (record.error if record else None) or "the render job did not finish"
+
+
+def _print_summary(summary: RunSummary) -> None:
+    for line in format_summary(summary):
+        print(line)
+
+
+async def cmd_run(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    """`jobsearch run --profile PROFILE`."""
+    try:
+        profile = load_profile(Path(args.profile))
+    except ProfileError as exc:
+        print(f"jobsearch run: {exc}", file=sys.stderr)
+        return CANNOT_RUN
+    run_id = new_run_id()
+    orchestra = Orchestra(args, settings, nc, run_id)
+    with Store.open(orchestra.pipeline.db_path) as store:
+        store.start_run(run_id, profile=str(Path(args.profile).resolve()))  # noqa: ASYNC240 - once, at start
+
+    async def submit() -> None:
+        await orchestra.publisher.enqueue(
+            SEARCH, SearchJob(run_id=run_id, profile=profile), queue=QUEUES["fetch"], key=f"search:{run_id}"
+        )
+
+    return await _conclude(orchestra, submit, sources=len(profile.sources))
+
+
+async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
+    """`jobsearch replay --since 1h --stage draft`: run one stage's recent jobs again, end to end."""
+    stage: Stage = args.stage
+    plan = plan_replay(args.since, until=args.until, job_type=STAGE_JOB[stage])
+    if args.dry_run:
+        report = await replay(nc, settings, plan, dry_run=True)
+        count = report.matched - report.already_replayed
+        print(f"replay {plan.replay_id}: would run {count} {stage} jobs again")
+        return 0
+    run_id = new_run_id()
+    orchestra = Orchestra(args, settings, nc, run_id)
+    with Store.open(orchestra.pipeline.db_path) as store:
+        store.start_run(run_id, profile=f"replay --stage {stage} --since {args.since}")
+
+    async def submit() -> None:
+        report = await replay(nc, settings, plan)
+        log.info("run.replayed", replay_id=plan.replay_id, published=report.published, matched=report.matched)
+
+    return await _conclude(orchestra, submit)
+
+
+async def _conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> int:
+    outcome = "interrupted"
+    summary: RunSummary | None = None
+    try:
+        summary = await orchestra.run(submit, sources=sources)
+    except ServiceFailed as exc:
+        print(f"jobsearch: a stage service did not start: {exc}", file=sys.stderr)
+        outcome = "failed"
+        return CANNOT_RUN
+    finally:
+        with Store.open(orchestra.pipeline.db_path) as store:
+            if summary is not None:
+                outcome = "ok" if summary.exit_code == 0 else "failed"
+            store.finish_run(
+                orchestra.run_id,
+                outcome=outcome,
+                summary=msgspec.to_builtins(summary) if summary is not None else {},
+            )
+    _print_summary(summary)
+    return summary.exit_code
+
+
+def add_run_commands(sub: Any) -> None:
+    """Add `run` and `replay` to the `jobsearch` parser."""
+    p = sub.add_parser(
+        "run",
+        help="run a search end to end and update the tracker",
+        description="Start the four stage services, submit the profile's search, show progress, wait "
+        "until the pipeline drains, render the tracker and print a summary. Exit status: 0 all went "
+        "well, 1 something failed (named in the summary), 2 the run could not start.",
+    )
+    p.add_argument("--profile", required=True, metavar="PROFILE", help="the profile TOML file")
+    _add_service_options(p)
+    p.set_defaults(func=cmd_run)
+    p = sub.add_parser(
+        "replay",
+        help="run one stage's recent jobs again (e.g. re-draft after switching provider)",
+        description="Replay the jobs STAGE ran since --since (the platform's replay: new jobs that "
+        "name their origin; the same replay twice adds nothing), run the pipeline from there and "
+        "render the tracker.",
+    )
+    p.add_argument("--stage", required=True, choices=STAGES, help="the stage whose jobs to run again")
+    p.add_argument("--since", required=True, help="how far back: a duration (1h, 30m) or an RFC 3339 time")
+    p.add_argument("--until", help="the end of the window (default: now)")
+    p.add_argument("--dry-run", action="store_true", help="count what would be replayed; run nothing")
+    _add_service_options(p)
+    p.set_defaults(func=cmd_replay)
+
+
+def _add_service_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-c", "--concurrency", type=int, default=10, help="jobs each stage service runs at once (default 10)"
+    )
+    p.add_argument(
+        "--no-services",
+        action="store_true",
+        help="start no stage services: use the `jobsearch serve STAGE` services already running",
+    )

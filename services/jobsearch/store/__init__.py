@@ -1,0 +1,40 @@
+"""The state of record: SQLite tables of listings, drafts, statuses, notes and runs.
+
+The export stage writes it; `jobsearch mark/status/export` and the review page read and edit it;
+the tracker is rendered from it. Nothing here knows about NATS.
+"""
+
+from jobsearch.store.errors import AmbiguousListing, InvalidStatus, StoreError, UnknownListing
+from jobsearch.store.records import (
+    STATUSES,
+    Conflict,
+    EditReport,
+    ProviderUsage,
+    RecordedExport,
+    RunNumbers,
+    RunRecord,
+    SheetEdit,
+    Status,
+    TrackerRow,
+    parse_status,
+)
+from jobsearch.store.state import Store
+
+__all__ = [
+    "STATUSES",
+    "AmbiguousListing",
+    "Conflict",
+    "EditReport",
+    "InvalidStatus",
+    "ProviderUsage",
+    "RecordedExport",
+    "RunNumbers",
+    "RunRecord",
+    "SheetEdit",
+    "Status",
+    "Store",
+    "StoreError",
+    "TrackerRow",
+    "UnknownListing",
+    "parse_status",
+]

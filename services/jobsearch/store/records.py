@@ -1,0 +1,116 @@
+"""What the state of record hands out: the tracker's rows, status counts, runs and their numbers."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Literal
+
+import msgspec
+
+from jobsearch.listing import Salary
+
+Status = Literal["Saved", "Drafted", "Applied", "Screen", "Interview", "Offer", "Rejected", "Withdrawn"]
+# The tracker's fixed vocabulary, in the order an application moves through it.
+STATUSES: tuple[Status, ...] = (
+    "Saved",
+    "Drafted",
+    "Applied",
+    "Screen",
+    "Interview",
+    "Offer",
+    "Rejected",
+    "Withdrawn",
+)
+_BY_FOLDED = {status.casefold(): status for status in STATUSES}
+StatusSource = Literal["pipeline", "tracker", "mark", "ui"]
+
+
+def parse_status(text: str) -> Status | None:
+    """The status a person meant (`applied`, ` Applied `), or None when it is not one of STATUSES."""
+    return _BY_FOLDED.get(text.strip().casefold())
+
+
+class TrackerRow(msgspec.Struct, kw_only=True, frozen=True):
+    """One merged listing as the tracker shows it, with its current drafts, status and notes."""
+
+    listing_id: str
+    company: str
+    title: str
+    locations: list[str]
+    remote: bool | None
+    salary: Salary | None
+    sources: list[str]
+    url: str
+    posted_at: date | None
+    found: date
+    status: Status
+    cover_letter: str = ""
+    connection_note: str = ""
+    provider_model: str = ""
+    notes: str = ""
+
+
+class SheetEdit(msgspec.Struct, kw_only=True, frozen=True):
+    """A row's status and notes as the person left them in the tracker (raw cell text)."""
+
+    listing_id: str
+    row: int
+    status: str
+    notes: str
+
+
+class Conflict(msgspec.Struct, kw_only=True, frozen=True):
+    """A field changed in the tracker and in the database since the last export: both are kept."""
+
+    listing_id: str
+    field: Literal["status", "notes"]
+    tracker_value: str
+    db_value: str
+    kept: str
+
+
+class EditReport(msgspec.Struct, kw_only=True):
+    """What reading the tracker's edits back did."""
+
+    applied: int = 0
+    conflicts: list[Conflict] = []
+    problems: list[str] = []  # rows that could not be read back, and why
+
+
+class RecordedExport(msgspec.Struct, kw_only=True, frozen=True):
+    """What one export job changed: whether the listing is new, and how many drafts it added."""
+
+    listing_id: str
+    new: bool
+    drafts: int
+
+
+class RunRecord(msgspec.Struct, kw_only=True, frozen=True):
+    """One `jobsearch run`: when, with which profile, how it ended."""
+
+    run_id: str
+    started_at: datetime
+    finished_at: datetime | None
+    profile: str
+    outcome: str | None
+    summary: dict[str, object] | None
+
+
+class ProviderUsage(msgspec.Struct, kw_only=True, frozen=True):
+    """Drafts written by one provider/model in a run, and what they cost."""
+
+    provider: str
+    model: str
+    drafts: int
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float
+
+
+class RunNumbers(msgspec.Struct, kw_only=True, frozen=True):
+    """What a run added to the state of record."""
+
+    listings_new: int
+    listings_updated: int
+    drafts: list[ProviderUsage]
+    needs_review: int

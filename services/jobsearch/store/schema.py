@@ -1,0 +1,144 @@
+"""The tables of the state of record, and how the file is brought up to date.
+
+Everything the tracker shows lives here; the tracker is only a rendering. History is rows, never
+overwritten: a status change, a notes change and a draft (or its edit) each add a row, and the
+current value is the newest row (mirrored on `listings` for cheap reads).
+
+```
+runs ─┐                 listings ──┬── listing_sources   (every board that posted it)
+      └─ run_id on ─────▶          ├── drafts            (every draft and edit, newest is current)
+                                   ├── status_history    (every status, who set it, when)
+                                   ├── notes_history     (every notes text)
+                                   ├── tracker_rows      (what the tracker last showed: edit detection)
+                                   └── conflicts         (edited in the sheet and here: both kept)
+```
+Dedupe keeps its own `dedupe_*` tables in the same file; nothing here reads them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+VERSION = 1
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id      TEXT PRIMARY KEY,
+    started_at  TEXT NOT NULL,
+    finished_at TEXT,
+    profile     TEXT NOT NULL DEFAULT '',
+    outcome     TEXT,                       -- ok | failed | interrupted; NULL while running
+    summary     TEXT                        -- JSON: what `jobsearch run` printed
+);
+CREATE TABLE IF NOT EXISTS listings (
+    id               TEXT PRIMARY KEY,      -- MergedListing.id, stable across runs
+    title            TEXT NOT NULL,
+    company          TEXT NOT NULL,
+    url              TEXT NOT NULL,
+    locations        TEXT NOT NULL DEFAULT '[]',   -- JSON list
+    remote           INTEGER,               -- 1, 0 or NULL (unknown)
+    employment_type  TEXT,
+    salary           TEXT,                  -- JSON Salary or NULL
+    posted_at        TEXT,                  -- ISO date
+    description      TEXT NOT NULL DEFAULT '',
+    department       TEXT,
+    first_seen       TEXT NOT NULL,         -- ISO datetime (UTC)
+    first_run_id     TEXT NOT NULL,
+    last_run_id      TEXT NOT NULL,
+    updated_at       TEXT NOT NULL,
+    status           TEXT NOT NULL,         -- mirror of the newest status_history row
+    status_at        TEXT NOT NULL,
+    notes            TEXT NOT NULL DEFAULT '',     -- mirror of the newest notes_history row
+    notes_at         TEXT
+);
+CREATE INDEX IF NOT EXISTS listings_status ON listings(status);
+CREATE INDEX IF NOT EXISTS listings_first_run ON listings(first_run_id);
+CREATE TABLE IF NOT EXISTS listing_sources (
+    listing_id   TEXT NOT NULL REFERENCES listings(id),
+    board        TEXT NOT NULL,
+    source       TEXT NOT NULL,
+    external_id  TEXT NOT NULL,
+    url          TEXT NOT NULL,
+    posted_at    TEXT,
+    first_seen   TEXT NOT NULL,
+    PRIMARY KEY (listing_id, board, external_id)
+);
+CREATE TABLE IF NOT EXISTS drafts (
+    id           INTEGER PRIMARY KEY,
+    listing_id   TEXT NOT NULL REFERENCES listings(id),
+    step         TEXT NOT NULL,             -- cover_letter | connection_note
+    text         TEXT NOT NULL,
+    provider     TEXT NOT NULL,
+    model        TEXT NOT NULL,
+    tokens_in    INTEGER NOT NULL DEFAULT 0,
+    tokens_out   INTEGER NOT NULL DEFAULT 0,
+    cost_usd     REAL NOT NULL DEFAULT 0,
+    latency_ms   REAL NOT NULL DEFAULT 0,
+    status       TEXT NOT NULL,             -- ok | needs_review
+    checks       TEXT NOT NULL DEFAULT '[]',-- JSON list of Check
+    origin       TEXT NOT NULL,             -- pipeline | edit
+    run_id       TEXT,
+    job_id       TEXT,                      -- the export job that recorded it (idempotency)
+    created_at   TEXT NOT NULL,
+    UNIQUE (job_id, step)
+);
+CREATE INDEX IF NOT EXISTS drafts_listing ON drafts(listing_id, step, id);
+CREATE INDEX IF NOT EXISTS drafts_run ON drafts(run_id);
+CREATE TABLE IF NOT EXISTS status_history (
+    id          INTEGER PRIMARY KEY,
+    listing_id  TEXT NOT NULL REFERENCES listings(id),
+    status      TEXT NOT NULL,
+    previous    TEXT,
+    source      TEXT NOT NULL,              -- pipeline | tracker | mark | ui
+    detail      TEXT NOT NULL DEFAULT '',
+    run_id      TEXT,
+    changed_at  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS status_history_listing ON status_history(listing_id, id);
+CREATE TABLE IF NOT EXISTS notes_history (
+    id          INTEGER PRIMARY KEY,
+    listing_id  TEXT NOT NULL REFERENCES listings(id),
+    notes       TEXT NOT NULL,
+    source      TEXT NOT NULL,              -- tracker | mark | ui | conflict
+    changed_at  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS tracker_rows (
+    listing_id   TEXT PRIMARY KEY REFERENCES listings(id),
+    status       TEXT NOT NULL,             -- the database's status and notes at the render
+    notes        TEXT NOT NULL,
+    notes_cell   TEXT NOT NULL,             -- the notes cell's text as written (escaped, cut)
+    rendered_at  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS conflicts (
+    id             INTEGER PRIMARY KEY,
+    listing_id     TEXT NOT NULL REFERENCES listings(id),
+    field          TEXT NOT NULL,           -- status | notes
+    tracker_value  TEXT NOT NULL,
+    db_value       TEXT NOT NULL,
+    kept           TEXT NOT NULL,
+    detected_at    TEXT NOT NULL
+);
+"""
+_META = """
+CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Create the tables (idempotent, safe while other processes use the file).
+
+    The version lives in its own table, not in `PRAGMA user_version`, which the whole file shares
+    with the other stages' tables.
+
+    Raises:
+        sqlite3.DatabaseError: the file is not a database, or was written by a newer jobsearch.
+    """
+    conn.executescript(_TABLES + _META)
+    row = conn.execute("SELECT value FROM store_meta WHERE key = 'version'").fetchone()
+    if row is not None and int(row[0]) > VERSION:
+        raise sqlite3.DatabaseError(
+            f"the database's tracker tables have version {row[0]}; this jobsearch knows {VERSION}: "
+            "upgrade jobsearch"
+        )
+    with conn:
+        conn.execute("INSERT OR IGNORE INTO store_meta (key, value) VALUES ('version', ?)", (str(VERSION),))

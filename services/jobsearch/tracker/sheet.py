@@ -1,0 +1,87 @@
+"""The tracker's columns, and a row's cells as text and dates (shared by the xlsx and the CSV)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+import msgspec
+
+from jobsearch.listing import Salary
+from jobsearch.store import TrackerRow
+from jobsearch.tracker.cells import safe_text
+
+Kind = Literal["text", "long", "date", "link", "status"]
+
+
+class Column(msgspec.Struct, frozen=True):
+    """One tracker column: its header, what it holds, and its width in characters."""
+
+    header: str
+    kind: Kind
+    width: int
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column("ID", "text", 14),
+    Column("Company", "text", 24),
+    Column("Role", "text", 34),
+    Column("Location", "text", 24),
+    Column("Remote", "text", 9),
+    Column("Salary", "text", 22),
+    Column("Sources", "text", 20),
+    Column("URL", "link", 40),
+    Column("Posted", "date", 12),
+    Column("Found", "date", 12),
+    Column("Status", "status", 12),
+    Column("Cover letter", "long", 70),
+    Column("Connection note", "long", 45),
+    Column("Provider/model", "text", 22),
+    Column("Notes", "long", 40),
+)
+HEADERS = tuple(column.header for column in COLUMNS)
+NOTES = HEADERS.index("Notes")
+
+Value = str | date | None
+
+
+def salary_text(salary: Salary | None) -> str:
+    """`USD 120,000-150,000 / year`, or what parts of it the board gave."""
+    if salary is None or (salary.min is None and salary.max is None):
+        return ""
+    low, high = salary.min, salary.max
+    amount = (
+        f"{low:,.0f}-{high:,.0f}"
+        if low is not None and high is not None and low != high
+        else f"{(low if low is not None else high):,.0f}"
+    )
+    if low is None:
+        amount = f"up to {amount}"
+    elif high is None:
+        amount = f"from {amount}"
+    currency = f"{salary.currency} " if salary.currency else ""
+    interval = f" / {salary.interval}" if salary.interval else ""
+    return f"{currency}{amount}{interval}"
+
+
+def row_values(row: TrackerRow) -> list[Value]:
+    """The cells of one row, in COLUMNS order: every text made safe (`safe_text`), dates as dates."""
+    remote = "" if row.remote is None else ("yes" if row.remote else "no")
+    texts: list[Value] = [
+        safe_text(row.listing_id),
+        safe_text(row.company),
+        safe_text(row.title),
+        safe_text("; ".join(row.locations)),
+        remote,
+        safe_text(salary_text(row.salary)),
+        safe_text(", ".join(row.sources)),
+        safe_text(row.url),
+        row.posted_at,
+        row.found,
+        row.status,
+        safe_text(row.cover_letter),
+        safe_text(row.connection_note),
+        safe_text(row.provider_model),
+        safe_text(row.notes),
+    ]
+    return texts

@@ -1,0 +1,135 @@
+"""The xlsx tracker: rendered with openpyxl, and read back for the person's status and notes edits.
+
+Layout: one sheet `Tracker`, a bold frozen header with filters, set widths, wrapped long text,
+dates as real dates, the URL as a hyperlink (http and https only), and a drop-down of the status
+vocabulary that refuses anything else.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from pathlib import Path
+
+from openpyxl import Workbook, load_workbook
+from openpyxl.styles import Alignment, Font, PatternFill
+from openpyxl.utils import get_column_letter
+from openpyxl.worksheet.datavalidation import DataValidation
+
+from jobsearch.store import STATUSES, SheetEdit, TrackerRow
+from jobsearch.tracker.cells import is_escaped
+from jobsearch.tracker.sheet import COLUMNS, HEADERS, NOTES, row_values
+
+SHEET = "Tracker"
+_LINK = re.compile(r"^https?://[^\s\"<>]+$", re.IGNORECASE)
+_WRAP_TOP = Alignment(wrap_text=True, vertical="top")
+_TOP = Alignment(vertical="top")
+# Rows below the data that keep the status drop-down, for rows the person adds by hand.
+_SPARE_ROWS = 200
+
+
+class UnreadableTracker(Exception):
+    """The file is not a tracker this tool can read back (not xlsx, or no ID column)."""
+
+
+def render(rows: list[TrackerRow], path: Path) -> list[str]:
+    """Write the tracker of `rows` to `path`; return each row's notes cell text as written."""
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.title = SHEET
+    sheet.append(list(HEADERS))
+    header_font = Font(bold=True, color="FFFFFF")
+    header_fill = PatternFill("solid", fgColor="305496")
+    for index, column in enumerate(COLUMNS, start=1):
+        cell = sheet.cell(row=1, column=index)
+        cell.font = header_font
+        cell.fill = header_fill
+        sheet.column_dimensions[get_column_letter(index)].width = column.width
+    notes_cells = []
+    for number, row in enumerate(rows, start=2):
+        values = row_values(row)
+        notes_cells.append(str(values[NOTES] or ""))
+        sheet.append(values)
+        for index, column in enumerate(COLUMNS, start=1):
+            cell = sheet.cell(row=number, column=index)
+            # openpyxl makes any string starting with "=" a formula; safe_text has escaped those,
+            # and this keeps every text cell a string whatever a future change lets through.
+            if isinstance(cell.value, str):
+                cell.data_type = "s"
+            match column.kind:
+                case "long":
+                    cell.alignment = _WRAP_TOP
+                case "date":
+                    cell.number_format = "yyyy-mm-dd"
+                    cell.alignment = _TOP
+                case "link":
+                    cell.alignment = _TOP
+                    if _LINK.match(row.url) and len(row.url) <= 2000:
+                        cell.hyperlink = row.url
+                        cell.style = "Hyperlink"
+                        cell.alignment = _TOP
+                case _:
+                    cell.alignment = _TOP
+    last = len(rows) + 1
+    sheet.freeze_panes = "A2"
+    sheet.auto_filter.ref = f"A1:{get_column_letter(len(COLUMNS))}{last}"
+    status_column = get_column_letter(HEADERS.index("Status") + 1)
+    validation = DataValidation(
+        type="list",
+        formula1='"' + ",".join(STATUSES) + '"',
+        allow_blank=True,
+        showErrorMessage=True,
+        errorTitle="Status",
+        error="Choose one of: " + ", ".join(STATUSES),
+    )
+    validation.add(f"{status_column}2:{status_column}{last + _SPARE_ROWS}")
+    sheet.add_data_validation(validation)
+    book.save(path)
+    return notes_cells
+
+
+def read_edits(path: Path) -> list[SheetEdit]:
+    """Every row's ID, status and notes as the tracker at `path` holds them.
+
+    Columns are found by their header, so the person may reorder them or sort the rows.
+
+    Raises:
+        UnreadableTracker: not an xlsx file, no `Tracker` sheet, or no ID/Status/Notes header.
+    """
+    try:
+        book = load_workbook(path, read_only=True, data_only=True)
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError) as exc:
+        raise UnreadableTracker(f"{path} is not a readable xlsx file ({type(exc).__name__}: {exc})") from None
+    try:
+        if SHEET not in book.sheetnames:
+            raise UnreadableTracker(f"{path} has no sheet named {SHEET!r}")
+        rows = book[SHEET].iter_rows(values_only=True)
+        header = [str(value).strip() if value is not None else "" for value in next(rows, ())]
+        try:
+            at = {name: header.index(name) for name in ("ID", "Status", "Notes")}
+        except ValueError:
+            raise UnreadableTracker(f"{path}: the header row lacks an ID, Status or Notes column") from None
+        edits = []
+        for number, values in enumerate(rows, start=2):
+            cells = list(values) + [None] * (len(header) - len(values))
+            listing_id = _text(cells[at["ID"]]).strip()
+            if is_escaped(listing_id):  # an id starting with "-" was written with an apostrophe
+                listing_id = listing_id[1:]
+            if not listing_id:
+                continue
+            edits.append(
+                SheetEdit(
+                    listing_id=listing_id,
+                    row=number,
+                    status=_text(cells[at["Status"]]),
+                    notes=_text(cells[at["Notes"]]),
+                )
+            )
+        return edits
+    finally:
+        book.close()
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value)

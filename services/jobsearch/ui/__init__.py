@@ -1,0 +1,9 @@
+"""The review page (`jobsearch ui`): listings, drafts, statuses over the pipeline's SQLite.
+
+Built on the platform's page kit (`jetjobs.ui`): same base template, vendored script, CSRF and
+access guard as `jetjobs ui`.
+"""
+
+from jobsearch.ui.app import build_review_app
+
+__all__ = ["build_review_app"]

@@ -1,0 +1,185 @@
+"""Dedupe's normalisation and matching, case by case (no server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from jobsearch.dedupe import match, normalise
+from jobsearch.dedupe.store import SeenSet
+from jobsearch.listing import Listing
+from jobsearch.profile import Search
+
+TEXT = (
+    "About us. Northwind builds warehouse robots that pick and pack parcels for online shops. "
+    "The role. You will design and run the Python services that plan each robot's route, own the "
+    "job queue between the planners and the fleet, and keep the on-call rotation calm. We look for "
+    "five years of backend work, PostgreSQL and a taste for simple designs. We offer thirty days of "
+    "leave, a learning budget and a robot named Fred."
+)
+OTHER_TEXT = (
+    "About us. Northwind builds warehouse robots that pick and pack parcels for online shops. "
+    "The role. You will build the operator dashboard in TypeScript and React: live maps of the "
+    "fleet, alarms an operator can act on in seconds, and charts that work on the warehouse's old "
+    "tablets. We look for three years of frontend work and care for accessibility. We offer thirty "
+    "days of leave, a learning budget and a robot named Fred."
+)
+
+
+def posting(external_id: str, title: str, **fields: object) -> Listing:
+    """A listing of Northwind Robotics in Berlin unless `fields` say otherwise."""
+    base: dict[str, object] = {
+        "board": "greenhouse",
+        "source": "test",
+        "url": f"https://boards.greenhouse.example/northwind/jobs/{external_id}",
+        "company": "Northwind Robotics GmbH",
+        "locations": ["Berlin, Germany"],
+        "description": TEXT,
+    }
+    base.update(fields)
+    return Listing(external_id=external_id, title=title, **base)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("raw", "key"),
+    [
+        ("Northwind Robotics GmbH", "northwindrobotics"),
+        ("Northwind Robotics, Inc.", "northwindrobotics"),
+        ("NORTHWIND ROBOTICS LLC", "northwindrobotics"),
+        ("Northwind Robotics Ltd.", "northwindrobotics"),
+        ("Zalando SE", "zalando"),
+        ("Sunfield Bank, N.A.", "sunfieldbank"),
+        ("Müller & Co. KG", "muller"),
+        (
+            "\uff2e\uff4f\uff52\uff54\uff48\uff57\uff49\uff4e\uff44 Robotics AG",
+            "northwindrobotics",
+        ),  # full width
+        ("株式会社サクラデータ", "サクラデータ"),
+    ],
+)
+def test_company_key_drops_legal_forms(raw: str, key: str) -> None:
+    """Legal forms, case, punctuation, width and spacing do not change a company's key."""
+    assert normalise.company_key(raw) == key
+
+
+@pytest.mark.parametrize(
+    ("raw", "words"),
+    [
+        ("Sr. Backend Eng. (m/w/d)", "senior back end engineer"),
+        ("Senior Backend Engineer (f/m/x) - Remote", "senior back end engineer"),
+        ("Jr Dev (all genders)", "junior developer"),
+        ("Engineering Mgr, Payments", "engineering manager payments"),
+        ("Softwareentwickler*in (w/m/d)", "softwareentwickler"),
+        ("Backend-Entwickler (m/w/d) 100% remote", "back end entwickler"),
+        ("Data Scientist II", "data scientist 2"),
+    ],
+)
+def test_title_words(raw: str, words: str) -> None:
+    """Gender tags and remote markers go, abbreviations are spelled out, numerals unified."""
+    assert " ".join(normalise.title_words(raw)) == words
+
+
+def test_canonical_url_drops_tracking() -> None:
+    """utm_*, gh_src, lever-source, ref and fragments go; the job's own parameters stay."""
+    plain = normalise.canonical_url("https://boards.greenhouse.io/acme/jobs/7")
+    for noisy in [
+        "https://boards.greenhouse.io/acme/jobs/7?gh_src=abc&utm_source=x&utm_medium=y",
+        "https://job-boards.greenhouse.io/acme/jobs/7/#app",
+        "HTTPS://www.boards.greenhouse.io/acme/jobs/7?ref=hn",
+    ]:
+        assert normalise.canonical_url(noisy) == plain
+    lever = normalise.canonical_url(
+        "https://jobs.lever.co/acme/4f2e/apply?lever-source=LinkedIn&lever-origin=x"
+    )
+    assert lever == "jobs.lever.co/acme/4f2e"
+    assert normalise.canonical_url("https://x.example/job?id=5&utm_campaign=a") == "x.example/job?id=5"
+
+
+def test_places_and_remote() -> None:
+    """Cities with exonyms, regions are not cities, remote synonyms are recognised."""
+    assert normalise.city("München, Germany") == normalise.city("Munich") == "munich"
+    assert normalise.city("Remote (EU)") is None
+    assert normalise.city("Germany") is None
+    for remote in ["Remote", "Anywhere", "Work from home", "Remote - Europe", "100% remote", "WFH"]:
+        assert normalise.is_remote_place(remote), remote
+
+
+def run(tmp_path: Path, *postings: Listing) -> list[str]:
+    """Feed postings to a fresh seen-set: the merged id of each."""
+    seen = SeenSet(tmp_path / "seen.sqlite")
+    try:
+        return [seen.record(p, Search(), "run").listing.id for p in postings]
+    finally:
+        seen.close()
+
+
+def test_cross_post_on_an_aggregator_is_one_job(tmp_path: Path) -> None:
+    """The company board's posting and an aggregator's copy (other name form, gender tag, shortened
+    text, its own URL) merge into one listing."""
+    own = posting("101", "Senior Backend Engineer")
+    copy = posting(
+        "rok-9",
+        "Senior Backend Engineer (m/w/d) - Berlin",
+        board="remoteok",
+        company="Northwind Robotics",
+        url="https://remoteok.example/remote-jobs/9",
+        locations=["Berlin"],
+        description=TEXT[:300],
+    )
+    a, b = run(tmp_path, copy, own)
+    assert a == b
+
+
+def test_repost_under_a_new_id_is_one_job(tmp_path: Path) -> None:
+    """A repost with a new id and a tracking-parameter URL merges; the exact URL key catches it."""
+    first = posting("101", "Data Engineer")
+    repost = posting("188", "Data Engineer", url=first.url + "?utm_source=newsletter&gh_src=x")
+    assert len(set(run(tmp_path, first, repost))) == 1
+
+
+def test_same_title_at_another_company_is_not_a_duplicate(tmp_path: Path) -> None:
+    """One title, one text, one city, two companies: two jobs."""
+    a = posting("1", "Site Reliability Engineer")
+    b = posting("2", "Site Reliability Engineer", company="Copperleaf Security", url="https://c.example/2")
+    assert len(set(run(tmp_path, a, b))) == 2
+
+
+def test_same_title_in_another_city_is_not_a_duplicate(tmp_path: Path) -> None:
+    """One company and title, Berlin and Hamburg: two jobs."""
+    a = posting("1", "Backend Engineer")
+    b = posting("2", "Backend Engineer", locations=["Hamburg, Germany"])
+    assert len(set(run(tmp_path, a, b))) == 2
+
+
+def test_another_level_is_not_a_duplicate(tmp_path: Path) -> None:
+    """Backend Engineer, Senior Backend Engineer, Staff Backend Engineer, Engineering Manager: four jobs."""
+    ids = run(
+        tmp_path,
+        posting("1", "Backend Engineer"),
+        posting("2", "Senior Backend Engineer"),
+        posting("3", "Staff Backend Engineer"),
+        posting("4", "Backend Engineering Manager"),
+    )
+    assert len(set(ids)) == 4
+
+
+def test_similar_title_with_other_text_is_not_a_duplicate(tmp_path: Path) -> None:
+    """Backend vs Frontend Engineer at one company, sharing only the company's boilerplate: two jobs."""
+    a = posting("1", "Backend Engineer")
+    b = posting("2", "Frontend Engineer", description=OTHER_TEXT)
+    assert len(set(run(tmp_path, a, b))) == 2
+
+
+def test_reworded_title_with_the_same_text_is_one_job(tmp_path: Path) -> None:
+    """'Software Engineer, Platform' and 'Platform Software Engineer (Python)' with one text: one job."""
+    a = posting("1", "Software Engineer, Platform")
+    b = posting("2", "Platform Software Engineer (Python)", board="remotive", url="https://r.example/2")
+    assert len(set(run(tmp_path, a, b))) == 1
+
+
+def test_text_similarity_tolerates_truncation_not_other_roles() -> None:
+    """A truncated copy scores near 1; another role with the same boilerplate scores low."""
+    full = " ".join(normalise.words(TEXT))
+    assert (match.text_similarity(full, " ".join(full.split()[:40])) or 0) > 0.9
+    assert (match.text_similarity(full, " ".join(normalise.words(OTHER_TEXT))) or 1) < match.SAME_TEXT

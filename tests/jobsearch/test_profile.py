@@ -1,0 +1,93 @@
+"""The profile file: the example loads, `jobsearch init` writes it, errors name file, line and key."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from jobsearch.cli import main
+from jobsearch.profile import ProfileError, Sample, example_profile, load_profile, parse_profile
+
+
+def test_shipped_example_loads(repo_root: Path) -> None:
+    """`examples/profile.toml` loads, reads the sample board, and equals what `jobsearch init` writes."""
+    path = repo_root / "examples" / "profile.toml"
+    profile = load_profile(path)
+    assert profile.person.name
+    assert [type(s) for s in profile.sources] == [Sample]
+    assert path.read_text(encoding="utf-8") == example_profile()
+
+
+def test_every_commented_board_loads_when_uncommented() -> None:
+    """Uncommenting the example's board tables gives a valid profile with every board."""
+    commented = re.compile(r"^# (\[\[sources\]\]$|[a-z_]+ = )")
+    lines = [line[2:] if commented.match(line) else line for line in example_profile().splitlines()]
+    profile = parse_profile("\n".join(lines))
+    boards = {type(s).__struct_config__.tag for s in profile.sources}
+    assert len(boards) == 11
+
+
+def test_init_writes_a_loadable_profile_and_refuses_to_overwrite(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`jobsearch init PATH` writes a profile that loads; a second run fails and keeps the file."""
+    path = tmp_path / "me.toml"
+    assert main(["init", str(path)]) == 0
+    assert load_profile(path).person.name
+    path.write_text(path.read_text() + "\n# my edit\n")
+    assert main(["init", str(path)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert path.read_text().endswith("# my edit\n")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            'board = "sample"',
+            'board = "glassdoor"',
+            "me.toml:{line}: sources[0].board: unknown board 'glassdoor'",
+        ),
+        ("tone =", "tnoe =", "me.toml:{line}: writing.tnoe: unknown key `tnoe`"),
+        (
+            "salary_floor = 65000",
+            'salary_floor = "lots"',
+            "me.toml:{line}: search.salary_floor: Expected `float",
+        ),
+        (
+            'remote = "remote_or_hybrid"',
+            'remote = "yes"',
+            "me.toml:{line}: search.remote: Invalid enum value 'yes'",
+        ),
+        (
+            'title = "Backend Engineer"',
+            'titel = "Backend Engineer"',
+            "me.toml:{line}: person.experience[1].titel",
+        ),
+    ],
+)
+def test_a_wrong_key_names_file_line_and_key(old: str, new: str, expected: str, tmp_path: Path) -> None:
+    """A wrong key, type, value or board fails at load, naming the file, the line and the key."""
+    text = example_profile()
+    assert old in text
+    line = text[: text.index(old)].count("\n") + 1
+    path = tmp_path / "me.toml"
+    path.write_text(text.replace(old, new, 1))
+    with pytest.raises(ProfileError) as caught:
+        load_profile(path)
+    assert str(caught.value).startswith(str(tmp_path / expected.format(line=line)))
+
+
+def test_missing_key_names_its_table_and_bad_toml_its_line(tmp_path: Path) -> None:
+    """A missing board token names the [[sources]] line; broken TOML names its line; no file says init."""
+    path = tmp_path / "p.toml"
+    path.write_text('[person]\nname = "A"\n\n[[sources]]\nboard = "sample"\n\n[[sources]]\nboard = "lever"\n')
+    with pytest.raises(ProfileError, match=r"p\.toml:7: sources\[1\]\.site: missing required key `site`"):
+        load_profile(path)
+    path.write_text('[person]\nname = "A\n')
+    with pytest.raises(ProfileError, match=r"not valid TOML.*line 2"):
+        load_profile(path)
+    with pytest.raises(ProfileError, match="jobsearch init"):
+        load_profile(tmp_path / "none.toml")
