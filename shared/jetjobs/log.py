@@ -79,10 +79,12 @@ class CoalescingWriterFactory:
 
 
 def _masked_traceback(sio: TextIO, exc_info: structlog.typing.ExcInfo) -> None:
-    """The console renderer's traceback, with URL credentials masked (the JSON one is a value)."""
+    """The console renderer's traceback, with URL credentials masked (the JSON one is a value).
+
+    Plain text, never rich's: rich colours parts of a URL apart, so a mask could not match it.
+    """
     buffer = io.StringIO()
-    formatter: structlog.typing.ExceptionRenderer = structlog.dev.default_exception_formatter
-    formatter(buffer, exc_info)
+    structlog.dev.plain_traceback(buffer, exc_info)
     sio.write(mask_url(buffer.getvalue()))
 
 
