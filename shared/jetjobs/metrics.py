@@ -158,25 +158,31 @@ class WorkerMetrics:
         live_queues: Callable[[], Iterable[str] | None] = lambda: None,
         interval: float = 5.0,
     ) -> None:
-        """Update consumer lag, DLQ depth and coverage from the server every `interval` seconds.
-
-        `live_queues` names the queues live workers serve (None: unknown, unserved not reported).
-        """
+        """`refresh` every `interval` seconds; `live_queues()` names the queues live workers serve."""
         while True:
             try:
-                for queue in queues:
-                    for priority in PRIORITIES:
-                        name = topology.consumer_name(queue, priority)
-                        info = await js.consumer_info(topology.jobs_stream, name)
-                        self.pending.labels(name).set(info.num_pending or 0)
-                        self.ack_pending.labels(name).set(info.num_ack_pending or 0)
-                self.dlq_depth.set((await js.stream_info(topology.dlq_stream)).state.messages)
-                found = await coverage(js, topology, live_queues())
-                _set_all(self.uncovered, found.uncovered)
-                _set_all(self.unserved, found.unserved)
+                await self.refresh(js, topology, queues, live_queues())
             except (nats.js.errors.Error, nats.errors.Error, TimeoutError) as exc:
                 log.warning("metrics.refresh_failed", error=describe(exc))
             await anyio.sleep(interval)
+
+    async def refresh(
+        self, js: JetStreamContext, topology: Topology, queues: list[str], live_queues: Iterable[str] | None
+    ) -> None:
+        """Update consumer lag, DLQ depth and coverage (jetjobs.coverage) from the server.
+
+        `live_queues`: the queues live workers serve; None when unknown (unserved not reported).
+        """
+        for queue in queues:
+            for priority in PRIORITIES:
+                name = topology.consumer_name(queue, priority)
+                info = await js.consumer_info(topology.jobs_stream, name)
+                self.pending.labels(name).set(info.num_pending or 0)
+                self.ack_pending.labels(name).set(info.num_ack_pending or 0)
+        self.dlq_depth.set((await js.stream_info(topology.dlq_stream)).state.messages)
+        found = await coverage(js, topology, live_queues)
+        _set_all(self.uncovered, found.uncovered)
+        _set_all(self.unserved, found.unserved)
 
 
 def _set_all(gauge: Gauge, values: dict[str, int]) -> None:
