@@ -105,6 +105,10 @@ class StatusRecord(msgspec.Struct, kw_only=True, frozen=True):
     # publisher's `queued` entry, the worker's `dead` entry for an invalid message): an invalid
     # message may settle an entry only if the entry is its own.
     digest: str | None = None
+    # The JOBS stream sequence of the message whose delivery wrote this entry (0: not written by
+    # a delivery, or by an older jetjobs): tells a redelivery of that message from another
+    # message with the same id.
+    stream_seq: int = 0
 
 
 class DeadLetter(msgspec.Struct, kw_only=True, frozen=True):
@@ -183,7 +187,7 @@ class CancelRequest(msgspec.Struct, kw_only=True, frozen=True):
 
 
 class JobDuplicate(msgspec.Struct, kw_only=True, frozen=True):
-    """Published on `<ns>.events.job.duplicate` (core NATS) when a second message names a finished job.
+    """Published on `<ns>.events.duplicate` (core NATS) when a second message names a finished job.
 
     An id names one job forever: the message is acknowledged without running and its payload is
     dropped. `msg_id` and `stream_seq` identify the dropped message.

@@ -86,6 +86,7 @@ class Executor:
         self.lease = lease
         self.worker_id = worker_id
         self.events_prefix = publisher.topology.events_subject("job.")
+        self.duplicate_subject = publisher.topology.events_subject("duplicate")
         self.threads = anyio.CapacityLimiter(concurrency)
         self.counts: dict[str, int] = {}
         self.listeners: list[Callable[[str, str], None]] = []
@@ -206,7 +207,13 @@ class Executor:
             return
         if own:
             dead = transition(
-                job, "dead", attempt=attempt, worker=self.worker_id, error=error, dead_reason="invalid"
+                job,
+                "dead",
+                attempt=attempt,
+                worker=self.worker_id,
+                error=error,
+                dead_reason="invalid",
+                stream_seq=msg.metadata.sequence.stream,
             )
             written = await self.ledger.write(msgspec.structs.replace(dead, digest=digest), revision)
             if written is not None:
@@ -389,7 +396,12 @@ class Executor:
         match outcome:
             case Succeeded(result):
                 record = transition(
-                    job, "succeeded", attempt=attempt, worker=self.worker_id, result=self._result(result)
+                    job,
+                    "succeeded",
+                    attempt=attempt,
+                    worker=self.worker_id,
+                    result=self._result(result),
+                    stream_seq=msg.metadata.sequence.stream,
                 )
                 if await self.ledger.write(record, revision) is None:
                     return await self._fenced(msg, job)
@@ -414,6 +426,7 @@ class Executor:
             worker=self.worker_id,
             error=outcome.error,
             dead_reason=outcome.reason,
+            stream_seq=msg.metadata.sequence.stream,
         )
         if await self.ledger.write(record, revision) is None:
             return await self._fenced(msg, job)
@@ -441,18 +454,19 @@ class Executor:
     def _is_duplicate(msg: Msg, record: StatusRecord) -> bool:
         """Whether this is another message naming a job that already ended (not a redelivery).
 
-        A terminal entry is written by a delivery of the job's own message, so that message's
-        next delivery is its second or later. A first delivery that meets a terminal entry is a
-        different message with the same id, except a job cancelled before it ever ran.
+        A worker's terminal entry names the stream sequence of the message it settled; any other
+        message is another submission of the id. (Not the delivery count: a server that restarts
+        without its consumer state counts a redelivery as a first delivery again.) An entry that
+        names no message (a cancel, an older jetjobs) is never taken for a duplicate.
         """
-        first_delivery = msg.metadata.num_delivered == 1
-        return first_delivery and not (record.state == "cancelled" and record.attempt == 0)
+        return record.stream_seq not in (0, msg.metadata.sequence.stream)
 
     async def _drop_duplicate(self, msg: Msg, job: Job, record: StatusRecord) -> None:
         """Ack a second message naming a finished job without running it, and say so loudly.
 
         An id names one job forever; new work needs a new id. The payload is dropped: the
-        warning, the `duplicate` count and the `<ns>.events.job.duplicate` event tell the client.
+        warning, the `duplicate` count and the `<ns>.events.duplicate` event tell the client. (Not
+        under `<ns>.events.job.`, whose listeners read every message there as a JobEvent.)
         """
         await self._finish(msg, "ack")
         self._count("duplicate", job.id, job.type)
@@ -475,7 +489,7 @@ class Executor:
             at=utcnow(),
         )
         try:
-            await self.publisher.nc.publish(self.events_prefix + "duplicate", _EVENT_ENCODER.encode(event))
+            await self.publisher.nc.publish(self.duplicate_subject, _EVENT_ENCODER.encode(event))
         except Exception as exc:
             log.warning("job.announce_failed", error=describe(exc))
 

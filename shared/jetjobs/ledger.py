@@ -133,8 +133,12 @@ def transition(
     result: Any = None,
     error: str | None = None,
     dead_reason: DeadReason | None = None,
+    stream_seq: int = 0,
 ) -> StatusRecord:
-    """The next record of a job, keeping nothing stale from the previous one."""
+    """The next record of a job, keeping nothing stale from the previous one.
+
+    `stream_seq`: the JOBS stream sequence of the delivery writing it (terminal states need it).
+    """
     return StatusRecord(
         id=job.id,
         type=job.type,
@@ -145,4 +149,5 @@ def transition(
         result=result,
         error=error,
         dead_reason=dead_reason,
+        stream_seq=stream_seq,
     )

@@ -175,7 +175,7 @@ async def test_item3_own_invalid_job_still_ends_dead_under_its_id(nc: NATS, sett
 async def test_item4_second_message_with_a_finished_jobs_id_is_reported(nc: NATS, settings: Settings) -> None:
     """A new message (new Nats-Msg-Id) naming a succeeded job is acked without running, and said so.
 
-    It is counted as `duplicate`, and a JobDuplicate event on `<ns>.events.job.duplicate` names
+    It is counted as `duplicate`, and a JobDuplicate event on `<ns>.events.duplicate` names
     the job, its state and the dropped message.
     """
     runs: list[tuple[str, Any]] = []
@@ -186,7 +186,7 @@ async def test_item4_second_message_with_a_finished_jobs_id_is_reported(nc: NATS
         events.append(msgspec.json.decode(msg.data, type=JobDuplicate))
         received.set()
 
-    sub = await nc.subscribe(Topology(settings).events_subject("job.duplicate"), cb=on_event)
+    sub = await nc.subscribe(Topology(settings).events_subject("duplicate"), cb=on_event)
     async with running_worker(counting_app(runs), nc, settings) as (worker, outcomes):
         job = await Publisher(nc, settings).enqueue("hard.count", {"n": 1})
         await outcomes.wait_for(job.id, "succeeded")
