@@ -223,6 +223,7 @@ class Executor:
                 self._count("invalid", job.id, job.type, error)
                 log.warning("job.invalid", error=error)
                 return
+            # The entry changed under us (another message of this id got there first).
         seq = msg.metadata.sequence.stream
         error = f"job id {job.id} belongs to another message; {error}"
         await self._dead_letter(msg, None, attempt, "invalid", error, claims=job)
