@@ -61,6 +61,8 @@ async def coverage(
 
     `live_queues`: the queues live workers serve (from heartbeats); None when unknown, then
     `unserved` is empty. Replay's temporary consumers are not queue consumers and cover nothing.
+    Job subjects are one per queue, priority and type (not per job), so the server's per-subject
+    counts fit in one answer (it pages past 100,000 subjects; only the first page is read).
     """
     covered: set[tuple[str, Priority]] = set()
     waiting: dict[str, int] = {}
