@@ -23,6 +23,7 @@ from nats.aio.client import Client as NATS
 from jetjobs import __version__, telemetry
 from jetjobs.app import App
 from jetjobs.connection import open_connection
+from jetjobs.coverage import coverage
 from jetjobs.deadletter import DeadLetters
 from jetjobs.demo import run_kill_worker
 from jetjobs.envelope import utcnow
@@ -190,6 +191,10 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
             "redelivered": consumer.num_redelivered,
             "waiting": consumer.num_waiting,
         }
+    served = {queue for beat in await live_workers(nc, settings) for queue in beat.queues}
+    found = await coverage(js, topology, served)
+    report["uncovered_subjects"] = found.uncovered
+    report["unserved_queues"] = found.unserved
     if args.json:
         _print(report)
         return 0
@@ -201,6 +206,10 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
             f"  consumer {name:<28} pending={c['pending']:<7} ack_pending={c['ack_pending']:<6} "
             f"redelivered={c['redelivered']:<6} waiting={c['waiting']}"
         )
+    for subject, count in found.uncovered.items():
+        print(f"  uncovered {subject:<27} messages={count:<8} (no queue consumer filters this subject)")
+    for queue, count in found.unserved.items():
+        print(f"  unserved queue {queue:<22} pending={count:<7} (no live worker serves this queue)")
     return 0
 
 

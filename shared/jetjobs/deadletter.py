@@ -8,8 +8,8 @@ import msgspec
 import nats.js.errors
 from nats.js import JetStreamContext
 
-from jetjobs.envelope import DEAD_LETTER_DECODER, JOB_DECODER, DeadLetter, StatusRecord, utcnow
-from jetjobs.ledger import Ledger
+from jetjobs.envelope import DEAD_LETTER_DECODER, JOB_DECODER, DeadLetter, body_digest
+from jetjobs.ledger import Ledger, queued_record
 from jetjobs.topology import Topology
 
 _ENCODER = msgspec.json.Encoder()
@@ -72,7 +72,7 @@ class DeadLetters:
             job = msgspec.structs.replace(job, id=record.job_id)
             data = _ENCODER.encode(job)
         if job is not None:
-            await self.ledger.put(StatusRecord(id=job.id, type=job.type, state="queued", updated_at=utcnow()))
+            await self.ledger.put(queued_record(job, body_digest(data)))
         headers = {k: v for k, v in record.original_headers.items() if not k.startswith("Nats-")}
         headers["Nats-Msg-Id"] = f"requeue:{record.job_id}:{seq}"
         await self.js.publish(record.original_subject, data, headers=headers)

@@ -7,7 +7,9 @@ get defaults, unknown fields are ignored by decoders, a field never changes type
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import time
 import uuid
 from datetime import UTC, datetime
@@ -38,6 +40,32 @@ JobType = Annotated[
 ]
 MaxAttempts = Annotated[int, msgspec.Meta(ge=1, le=1000)]
 TimeoutSeconds = Annotated[float, msgspec.Meta(gt=0, le=7 * 24 * 3600)]
+# RFC 3339 with its offset: a time without one names no instant, so the decoder refuses it.
+Timestamp = Annotated[
+    datetime, msgspec.Meta(tz=True, description="RFC 3339 date-time with `Z` or a `+hh:mm` offset")
+]
+RunAt = Annotated[
+    datetime,
+    msgspec.Meta(
+        tz=True,
+        description="RFC 3339 date-time with an offset: do not run before then. A worker that "
+        "receives the job earlier hands it to the server's scheduler (`<ns>.schedules.at.<id>`) "
+        "and runs it when it is due",
+    ),
+]
+
+# Integers anywhere in a payload must fit in 64 bits, the widest integer most JSON clients hold
+# natively (Go int64/uint64, Java long, Rust i64/u64); msgspec would accept any size. Floats must
+# be finite doubles, which msgspec already enforces (`1e999999` is out of range).
+INT_MIN = -(2**63)
+INT_MAX = 2**64 - 1
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+
+PAYLOAD_DESCRIPTION = (
+    "The job type's input, a JSON object. Integers anywhere inside must lie in "
+    f"[{INT_MIN}, {INT_MAX}] (64 bits); numbers with a fraction or exponent must be finite "
+    "IEEE 754 doubles. A payload breaking either rule makes the job invalid (dead-lettered)."
+)
 
 
 class Job(msgspec.Struct, kw_only=True, frozen=True):
@@ -45,11 +73,11 @@ class Job(msgspec.Struct, kw_only=True, frozen=True):
 
     id: JobId
     type: JobType
-    payload: dict[str, Any] = {}
+    payload: Annotated[dict[str, Any], msgspec.Meta(description=PAYLOAD_DESCRIPTION)] = {}
     queue: QueueName = "default"
     priority: Priority = "normal"
-    created_at: datetime
-    run_at: datetime | None = None
+    created_at: Timestamp
+    run_at: RunAt | None = None
     key: Annotated[str, msgspec.Meta(min_length=1, max_length=256)] | None = None
     max_attempts: MaxAttempts = 5
     timeout: TimeoutSeconds | None = 300.0
@@ -73,6 +101,14 @@ class StatusRecord(msgspec.Struct, kw_only=True, frozen=True):
     result: Any = None
     error: str | None = None
     dead_reason: DeadReason | None = None
+    # The `body_digest` of the message this entry was written for, where the writer knew it (the
+    # publisher's `queued` entry, the worker's `dead` entry for an invalid message): an invalid
+    # message may settle an entry only if the entry is its own.
+    digest: str | None = None
+    # The JOBS stream sequence of the message whose delivery wrote this entry (0: not written by
+    # a delivery, or by an older jetjobs): tells a redelivery of that message from another
+    # message with the same id.
+    stream_seq: int = 0
 
 
 class DeadLetter(msgspec.Struct, kw_only=True, frozen=True):
@@ -150,6 +186,23 @@ class CancelRequest(msgspec.Struct, kw_only=True, frozen=True):
     reason: str | None = None
 
 
+class JobDuplicate(msgspec.Struct, kw_only=True, frozen=True):
+    """Published on `<ns>.events.duplicate` (core NATS) when a second message names a finished job.
+
+    An id names one job forever: the message is acknowledged without running and its payload is
+    dropped. `msg_id` and `stream_seq` identify the dropped message.
+    """
+
+    job_id: str
+    type: str
+    state: JobState
+    msg_id: str | None
+    stream_seq: int
+    subject: str
+    worker: str
+    at: datetime
+
+
 JOB_ENCODER = msgspec.json.Encoder()
 JOB_DECODER = msgspec.json.Decoder(Job)
 STATUS_DECODER = msgspec.json.Decoder(StatusRecord)
@@ -172,18 +225,45 @@ def new_job_id() -> str:
     return uuid.UUID(int=value).hex
 
 
+def body_digest(data: bytes) -> str:
+    """A digest of a message body: tells a job's own message from another carrying its id."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 def decode_job(data: bytes) -> Job:
     """Decode and validate a job envelope.
 
     Raises:
         InvalidJob: with a readable reason, for any malformed input (bad UTF-8, truncated or
-            deeply nested JSON, wrong types, missing fields, out-of-range numbers).
+            deeply nested JSON, wrong types, missing fields, out-of-range numbers, a time
+            without a time zone, an integer wider than 64 bits).
     """
     try:
-        return JOB_DECODER.decode(data)
+        job = JOB_DECODER.decode(data)
     except msgspec.ValidationError as exc:
         raise InvalidJob(f"job envelope does not match the schema: {exc}") from None
     except msgspec.DecodeError as exc:
         raise InvalidJob(f"job is not valid JSON: {exc}") from None
     except RecursionError:
         raise InvalidJob("job JSON is nested too deeply") from None
+    # Only a body with a run of 19 digits can hold an integer past 64 bits: skip the walk otherwise.
+    if _LONG_DIGITS.search(data) and (path := wide_integer(job.payload, "$.payload")):
+        raise InvalidJob(
+            f"job envelope does not match the schema: integer at `{path}` does not fit in 64 bits "
+            f"([{INT_MIN}, {INT_MAX}]); send it as a string"
+        )
+    return job
+
+
+def wide_integer(value: Any, path: str = "$") -> str | None:
+    """The path of the first integer outside [INT_MIN, INT_MAX] in a decoded JSON value, or None."""
+    stack = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, dict):
+            stack.extend((v, f"{where}.{k}") for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, f"{where}[{i}]") for i, v in enumerate(item))
+        elif isinstance(item, int) and not isinstance(item, bool) and not INT_MIN <= item <= INT_MAX:
+            return where
+    return None

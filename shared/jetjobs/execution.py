@@ -1,9 +1,14 @@
 """One delivery, from admission to ack, nak or term: the per-job path of the worker.
 
 Order of writes, chosen so that a crash at any point loses nothing and completes nothing twice:
-1. admit: decode the envelope, find the handler, convert the payload; any failure → DLQ `invalid`;
-2. read the ledger: terminal → settle without running; too many deliveries → DLQ `exhausted`;
-3. CAS `running` (attempt n): from here a newer attempt fences this one out;
+1. admit: decode the envelope, find the handler, convert the payload; any failure → DLQ `invalid`
+   (an invalid message settles only a ledger entry that is its own: see `_refuse`); a `run_at`
+   still ahead → handed to the server's scheduler, which delivers it again when due;
+2. read the ledger: terminal → settle without running (a second message naming a finished job is
+   reported as a `duplicate`); too many deliveries → DLQ `exhausted`;
+3. CAS `running` (attempt n) on the revision just read: from here a newer attempt fences this one
+   out. Never on a revision a message carries: a header says what its sender claims, not what the
+   entry is, and a CAS on the current revision of a `succeeded` entry would overwrite it;
 4. run the handler under the job's timeout;
 5. CAS the outcome against the `running` revision; only if that wins: ack / nak(delay) / DLQ+term;
    if it lost to an operator's `cancelled` (see jetjobs.cancel): term, and the entry stays cancelled.
@@ -30,24 +35,28 @@ from jetjobs.envelope import (
     TERMINAL_STATES,
     DeadLetter,
     Job,
+    JobDuplicate,
     JobEvent,
     StatusRecord,
+    body_digest,
     decode_job,
     utcnow,
 )
 from jetjobs.errors import InvalidJob
 from jetjobs.lease import LeaseKeeper
-from jetjobs.ledger import Ledger, transition
+from jetjobs.ledger import Ledger, parse_revision, transition
 from jetjobs.metrics import WorkerMetrics
 from jetjobs.outcome import Dead, JobTimeout, Outcome, RetryLater, Succeeded, classify, describe
 from jetjobs.publisher import LEDGER_REVISION_HEADER, Publisher
-from jetjobs.schedule import fired_job
+from jetjobs.schedule import SCHEDULER, at_pattern, fired_job, schedule_headers
 from jetjobs.settings import Settings
 
 log = structlog.get_logger("jetjobs.worker")
 
 _CLAIM_TRIES = 5
 _EVENT_ENCODER = msgspec.json.Encoder()
+# A `run_at` at most this far ahead runs now: clocks of client, server and worker differ a little.
+RUN_AT_TOLERANCE = 1.0
 
 
 class Executor:
@@ -77,6 +86,7 @@ class Executor:
         self.lease = lease
         self.worker_id = worker_id
         self.events_prefix = publisher.topology.events_subject("job.")
+        self.duplicate_subject = publisher.topology.events_subject("duplicate")
         self.threads = anyio.CapacityLimiter(concurrency)
         self.counts: dict[str, int] = {}
         self.listeners: list[Callable[[str, str], None]] = []
@@ -175,15 +185,75 @@ class Executor:
         try:
             handler, payload = self.resolve(msg, job)
         except InvalidJob as exc:
-            # A well-formed job that cannot run: dead under its own id, so status and DLQ agree.
-            record, revision = await self.ledger.get(job.id)
-            if record is not None and record.state in TERMINAL_STATES:
-                await self._settle_terminal(msg, job, record, attempt)
-            else:
-                await self._die(msg, job, attempt, revision, Dead("invalid", str(exc)))
-            log.warning("job.invalid", error=str(exc))
+            await self._refuse(msg, job, attempt, str(exc))
+            return
+        if await self._defer(msg, job):
             return
         await self._process_valid(msg, job, handler, payload, attempt)
+
+    async def _refuse(self, msg: Msg, job: Job, attempt: int, error: str) -> None:
+        """Dead-letter a well-formed job that cannot run here (type, payload or subject is wrong).
+
+        Its id is only what the message claims: another message (a real job) may own that id. So
+        the ledger entry is settled `dead` only if it is this message's own (none yet, or written
+        for this very body: its digest); any other entry is left alone and the dead letter is
+        filed under the message's stream sequence, not under the id.
+        """
+        digest = body_digest(msg.data)
+        record, revision = await self.ledger.get(job.id)
+        own = record is None or (record.digest == digest and record.state in ("queued", "dead"))
+        if own and record is not None and record.state == "dead":
+            await self._settle_terminal(msg, job, record, attempt)  # a redelivery after a crash
+            return
+        if own:
+            dead = transition(
+                job,
+                "dead",
+                attempt=attempt,
+                worker=self.worker_id,
+                error=error,
+                dead_reason="invalid",
+                stream_seq=msg.metadata.sequence.stream,
+            )
+            written = await self.ledger.write(msgspec.structs.replace(dead, digest=digest), revision)
+            if written is not None:
+                await self._dead_letter(msg, job, attempt, "invalid", error)
+                await self._finish(msg, "term")
+                await self._announce(job, "dead", attempt)
+                self._count("invalid", job.id, job.type, error)
+                log.warning("job.invalid", error=error)
+                return
+            # The entry changed under us (another message of this id got there first).
+        seq = msg.metadata.sequence.stream
+        error = f"job id {job.id} belongs to another message; {error}"
+        await self._dead_letter(msg, None, attempt, "invalid", error, claims=job)
+        await self._finish(msg, "term")
+        self._count("invalid", f"invalid-{seq}", job.type, error)
+        log.warning("job.invalid", error=error, stream_seq=seq, entry_left=record.state if record else None)
+
+    async def _defer(self, msg: Msg, job: Job) -> bool:
+        """Hand a job whose `run_at` is still ahead to the server's scheduler; True if it did.
+
+        A raw client may set `run_at` on a job it publishes straight to the job subject (our
+        publisher sends such a job to the schedules subject instead). The worker then does what
+        the publisher would have: it stores the job as a delayed job (`<ns>.schedules.at.<id>`,
+        fired by the server at `run_at`) and acks this delivery. No slot is held, no attempt is
+        spent. A firing carries `Nats-Scheduler`, so it is never deferred again.
+        """
+        headers = msg.headers or {}
+        if job.run_at is None or SCHEDULER in headers:
+            return False
+        if (job.run_at - utcnow()).total_seconds() <= RUN_AT_TOLERANCE:
+            return False
+        topology = self.publisher.topology
+        delayed = {k: v for k, v in headers.items() if not k.startswith("Nats-")}
+        delayed |= schedule_headers(at_pattern(job.run_at), msg.subject)
+        delayed["Nats-Msg-Id"] = f"defer:{job.id}:{msg.metadata.sequence.stream}"
+        await self.publisher.requester.publish(topology.delayed_subject(job.id), msg.data, delayed)
+        await self._finish(msg, "ack")
+        self._count("deferred", job.id, job.type)
+        log.info("job.deferred", run_at=job.run_at.isoformat(), subject=topology.delayed_subject(job.id))
+        return True
 
     async def _process_valid(self, msg: Msg, job: Job, handler: Handler, payload: Any, attempt: int) -> None:
         running = await self._claim(msg, job, attempt)
@@ -219,19 +289,29 @@ class Executor:
             error=None if isinstance(outcome, Succeeded) else outcome.error,
         )
 
-    async def _claim(self, msg: Msg, job: Job, attempt: int) -> int | None:  # noqa: PLR0911 - one exit per ledger state
+    def _ledger_hint(self, msg: Msg) -> int | None:
+        """The revision in the publisher's `Jetjobs-Ledger-Revision` header; a malformed one is
+        ignored, counted and logged (a client can send anything), never a failure of the job."""
+        value = (msg.headers or {}).get(LEDGER_REVISION_HEADER)
+        if value is None:
+            return None
+        hint = parse_revision(value)
+        if hint is None:
+            self.counts["bad_header"] = self.counts.get("bad_header", 0) + 1
+            if self.metrics is not None:
+                self.metrics.bad_header(LEDGER_REVISION_HEADER)
+            log.warning("job.bad_header", header=LEDGER_REVISION_HEADER, value=value[:40])
+        return hint
+
+    async def _claim(self, msg: Msg, job: Job, attempt: int) -> int | None:
         """Record `running` for this attempt; None when the job must not run (already settled)."""
-        hint = (msg.headers or {}).get(LEDGER_REVISION_HEADER, "")
-        if attempt == 1 and hint.isdigit():
-            # First delivery of a job the publisher recorded `queued`: claim without reading. If
-            # anything changed since (a cancel, a requeue), the compare-and-set fails: read below.
-            claimed = await self.ledger.write(
-                transition(job, "running", attempt=attempt, worker=self.worker_id), int(hint)
-            )
-            if claimed is not None:
-                return claimed
-        for _ in range(_CLAIM_TRIES):
+        hint = self._ledger_hint(msg)
+        for tries in range(_CLAIM_TRIES):
             record, revision = await self.ledger.get(job.id)
+            if tries == 0 and hint is not None and attempt == 1 and revision != hint:
+                # Not what our publisher left (a cancel or requeue since, or a header the sender
+                # made up): only diagnostic, the entry read decides.
+                log.info("job.ledger_hint_differs", hint=hint, revision=revision)
             if record is not None and record.state in TERMINAL_STATES:
                 await self._settle_terminal(msg, job, record, attempt)
                 return None
@@ -317,7 +397,12 @@ class Executor:
         match outcome:
             case Succeeded(result):
                 record = transition(
-                    job, "succeeded", attempt=attempt, worker=self.worker_id, result=self._result(result)
+                    job,
+                    "succeeded",
+                    attempt=attempt,
+                    worker=self.worker_id,
+                    result=self._result(result),
+                    stream_seq=msg.metadata.sequence.stream,
                 )
                 if await self.ledger.write(record, revision) is None:
                     return await self._fenced(msg, job)
@@ -342,6 +427,7 @@ class Executor:
             worker=self.worker_id,
             error=outcome.error,
             dead_reason=outcome.reason,
+            stream_seq=msg.metadata.sequence.stream,
         )
         if await self.ledger.write(record, revision) is None:
             return await self._fenced(msg, job)
@@ -353,6 +439,9 @@ class Executor:
 
     async def _settle_terminal(self, msg: Msg, job: Job, record: StatusRecord, attempt: int) -> None:
         """A delivery of a job that already ended: finish it without running the handler."""
+        if self._is_duplicate(msg, record):
+            await self._drop_duplicate(msg, job, record)
+            return
         if record.state == "dead" and await self.dead_letters.show(job.id) is None:
             # The previous attempt recorded `dead` but crashed before writing the dead letter.
             await self._dead_letter(
@@ -361,6 +450,49 @@ class Executor:
         await self._finish(msg, "ack" if record.state == "succeeded" else "term")
         self._count("cancelled" if record.state == "cancelled" else "skipped", job.id, job.type)
         log.info("job.already_finished", state=record.state, delivery=attempt)
+
+    @staticmethod
+    def _is_duplicate(msg: Msg, record: StatusRecord) -> bool:
+        """Whether this is another message naming a job that already ended (not a redelivery).
+
+        A worker's terminal entry names the stream sequence of the message it settled; any other
+        message is another submission of the id. (Not the delivery count: a server that restarts
+        without its consumer state counts a redelivery as a first delivery again.) An entry that
+        names no message (a cancel, an older jetjobs) is never taken for a duplicate.
+        """
+        return record.stream_seq not in (0, msg.metadata.sequence.stream)
+
+    async def _drop_duplicate(self, msg: Msg, job: Job, record: StatusRecord) -> None:
+        """Ack a second message naming a finished job without running it, and say so loudly.
+
+        An id names one job forever; new work needs a new id. The payload is dropped: the
+        warning, the `duplicate` count and the `<ns>.events.duplicate` event tell the client. (Not
+        under `<ns>.events.job.`, whose listeners read every message there as a JobEvent.)
+        """
+        await self._finish(msg, "ack")
+        self._count("duplicate", job.id, job.type)
+        msg_id = (msg.headers or {}).get("Nats-Msg-Id")
+        log.warning(
+            "job.duplicate",
+            state=record.state,
+            msg_id=msg_id,
+            stream_seq=msg.metadata.sequence.stream,
+            reason="an id names one job forever; this message's payload was dropped (use a new id)",
+        )
+        event = JobDuplicate(
+            job_id=job.id,
+            type=job.type,
+            state=record.state,
+            msg_id=msg_id,
+            stream_seq=msg.metadata.sequence.stream,
+            subject=msg.subject,
+            worker=self.worker_id,
+            at=utcnow(),
+        )
+        try:
+            await self.publisher.nc.publish(self.duplicate_subject, _EVENT_ENCODER.encode(event))
+        except Exception as exc:
+            log.warning("job.announce_failed", error=describe(exc))
 
     async def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
         """Tell listeners on `<ns>.events.job.<outcome>` (fire and forget: never blocks the job)."""
@@ -385,19 +517,24 @@ class Executor:
         log.warning("job.fenced", reason="a newer attempt owns this job; result not recorded")
         return "fenced"
 
-    async def _dead_letter(self, msg: Msg, job: Job | None, attempt: int, reason: Any, error: str) -> None:
+    async def _dead_letter(
+        self, msg: Msg, job: Job | None, attempt: int, reason: Any, error: str, *, claims: Job | None = None
+    ) -> None:
+        """File a dead letter under the job's id, or under `invalid-<stream seq>` when `job` is
+        None (not a job, or `claims` an id that is not its own)."""
         seq = msg.metadata.sequence.stream
+        shown = job or claims
         await self.dead_letters.put(
             DeadLetter(
                 job_id=job.id if job else f"invalid-{seq}",
-                type=job.type if job else None,
-                queue=job.queue if job else None,
+                type=shown.type if shown else None,
+                queue=shown.queue if shown else None,
                 reason=reason,
                 error=error,
                 attempts=attempt,
                 worker=self.worker_id,
                 failed_at=utcnow(),
-                enqueued_at=job.created_at if job else msg.metadata.timestamp,
+                enqueued_at=shown.created_at if shown else msg.metadata.timestamp,
                 original_subject=msg.subject,
                 original_headers=dict(msg.headers or {}),
                 original=msg.data,

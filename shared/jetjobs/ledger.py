@@ -7,6 +7,7 @@ completion over the newer attempt, and a redelivered job whose entry is terminal
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -18,6 +19,8 @@ from jetjobs.envelope import STATUS_DECODER, DeadReason, Job, JobState, StatusRe
 
 _ENCODER = msgspec.json.Encoder()
 _CREATE = {"Nats-Expected-Last-Subject-Sequence": "0"}
+# A KV revision is a stream sequence, an unsigned 64-bit integer: at most 20 ASCII digits.
+_REVISION = re.compile(r"[0-9]{1,20}")
 
 
 class Ledger:
@@ -105,9 +108,20 @@ class Ledger:
             pass
 
 
-def queued_record(job: Job) -> StatusRecord:
-    """The entry of a job that is waiting to run."""
-    return StatusRecord(id=job.id, type=job.type, state="queued", updated_at=utcnow())
+def parse_revision(value: str) -> int | None:
+    """The revision a `Jetjobs-Ledger-Revision` header names; None when it is not a revision.
+
+    `str.isdigit()` is not enough: it accepts `²` and other digits `int()` refuses.
+    """
+    if _REVISION.fullmatch(value) is None:
+        return None
+    revision = int(value)
+    return revision if 0 < revision < 2**64 else None
+
+
+def queued_record(job: Job, digest: str | None = None) -> StatusRecord:
+    """The entry of a job that is waiting to run; `digest` is its message's `body_digest`."""
+    return StatusRecord(id=job.id, type=job.type, state="queued", updated_at=utcnow(), digest=digest)
 
 
 def transition(
@@ -119,8 +133,12 @@ def transition(
     result: Any = None,
     error: str | None = None,
     dead_reason: DeadReason | None = None,
+    stream_seq: int = 0,
 ) -> StatusRecord:
-    """The next record of a job, keeping nothing stale from the previous one."""
+    """The next record of a job, keeping nothing stale from the previous one.
+
+    `stream_seq`: the JOBS stream sequence of the delivery writing it (terminal states need it).
+    """
     return StatusRecord(
         id=job.id,
         type=job.type,
@@ -131,4 +149,5 @@ def transition(
         result=result,
         error=error,
         dead_reason=dead_reason,
+        stream_seq=stream_seq,
     )

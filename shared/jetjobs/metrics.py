@@ -8,7 +8,7 @@ Worker has its own registry, so several workers in one process (tests) do not co
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol
 
 import anyio
@@ -20,6 +20,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histo
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from jetjobs.coverage import coverage
 from jetjobs.envelope import PRIORITIES
 from jetjobs.outcome import describe
 from jetjobs.topology import Topology
@@ -94,6 +95,24 @@ class WorkerMetrics:
         self.ack_pending = Gauge(
             "jetjobs_consumer_ack_pending", "Jobs delivered, not yet acked", ["consumer"], registry=r
         )
+        self.uncovered = Gauge(
+            "jetjobs_uncovered_messages",
+            "Messages stored on job subjects no queue consumer filters (never delivered)",
+            ["subject"],
+            registry=r,
+        )
+        self.unserved = Gauge(
+            "jetjobs_unserved_jobs",
+            "Jobs waiting on a queue that no live worker serves",
+            ["queue"],
+            registry=r,
+        )
+        self.bad_headers = Counter(
+            "jetjobs_bad_headers",
+            "Deliveries whose header of ours held something malformed (ignored)",
+            ["header"],
+            registry=r,
+        )
         self._server: Any = None
         self._children: dict[tuple[object, ...], Any] = {}
 
@@ -106,6 +125,10 @@ class WorkerMetrics:
     def job_finished(self, job_type: str, outcome: str) -> None:
         """Count a settled delivery."""
         self._child(self.finished, job_type, outcome).inc()
+
+    def bad_header(self, name: str) -> None:
+        """Count a delivery whose header `name` was malformed and ignored."""
+        self.bad_headers.labels(name).inc()
 
     def job_duration(self, job_type: str, outcome: str, seconds: float) -> None:
         """Record a handler's run time."""
@@ -143,18 +166,42 @@ class WorkerMetrics:
             self._server = None
 
     async def refresh_lag(
-        self, js: JetStreamContext, topology: Topology, queues: list[str], interval: float = 5.0
+        self,
+        js: JetStreamContext,
+        topology: Topology,
+        queues: list[str],
+        live_queues: Callable[[], Iterable[str] | None] = lambda: None,
+        interval: float = 5.0,
     ) -> None:
-        """Update consumer lag and DLQ depth from the server every `interval` seconds."""
+        """`refresh` every `interval` seconds; `live_queues()` names the queues live workers serve."""
         while True:
             try:
-                for queue in queues:
-                    for priority in PRIORITIES:
-                        name = topology.consumer_name(queue, priority)
-                        info = await js.consumer_info(topology.jobs_stream, name)
-                        self.pending.labels(name).set(info.num_pending or 0)
-                        self.ack_pending.labels(name).set(info.num_ack_pending or 0)
-                self.dlq_depth.set((await js.stream_info(topology.dlq_stream)).state.messages)
+                await self.refresh(js, topology, queues, live_queues())
             except (nats.js.errors.Error, nats.errors.Error, TimeoutError) as exc:
                 log.warning("metrics.refresh_failed", error=describe(exc))
             await anyio.sleep(interval)
+
+    async def refresh(
+        self, js: JetStreamContext, topology: Topology, queues: list[str], live_queues: Iterable[str] | None
+    ) -> None:
+        """Update consumer lag, DLQ depth and coverage (jetjobs.coverage) from the server.
+
+        `live_queues`: the queues live workers serve; None when unknown (unserved not reported).
+        """
+        for queue in queues:
+            for priority in PRIORITIES:
+                name = topology.consumer_name(queue, priority)
+                info = await js.consumer_info(topology.jobs_stream, name)
+                self.pending.labels(name).set(info.num_pending or 0)
+                self.ack_pending.labels(name).set(info.num_ack_pending or 0)
+        self.dlq_depth.set((await js.stream_info(topology.dlq_stream)).state.messages)
+        found = await coverage(js, topology, live_queues)
+        _set_all(self.uncovered, found.uncovered)
+        _set_all(self.unserved, found.unserved)
+
+
+def _set_all(gauge: Gauge, values: dict[str, int]) -> None:
+    """Make a labelled gauge show exactly `values` (labels no longer present are removed)."""
+    gauge.clear()
+    for label, value in values.items():
+        gauge.labels(label).set(value)

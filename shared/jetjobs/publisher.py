@@ -16,8 +16,17 @@ from nats.js import JetStreamContext
 
 from jetjobs import telemetry
 from jetjobs.acks import NoStream, Requester, StreamAck
-from jetjobs.envelope import JOB_DECODER, JOB_ENCODER, Job, Priority, new_job_id, utcnow
-from jetjobs.errors import JobTooLarge
+from jetjobs.envelope import (
+    JOB_DECODER,
+    JOB_ENCODER,
+    Job,
+    Priority,
+    body_digest,
+    new_job_id,
+    utcnow,
+    wide_integer,
+)
+from jetjobs.errors import InvalidJob, JobTooLarge
 from jetjobs.ledger import Ledger, queued_record
 from jetjobs.outcome import describe
 from jetjobs.schedule import delayed_headers
@@ -26,7 +35,8 @@ from jetjobs.topology import Topology
 from jetjobs.validation import check_payload
 
 log = structlog.get_logger("jetjobs.publisher")
-# The revision of the job's `queued` ledger entry, so the first claim needs no read.
+# The revision of the job's `queued` ledger entry. Informational: anyone can send anything in a
+# header, so a worker reads the entry before it claims and never takes this as an authority.
 LEDGER_REVISION_HEADER = "Jetjobs-Ledger-Revision"
 
 
@@ -77,7 +87,8 @@ class Publisher:
 
         Raises:
             msgspec.ValidationError: an argument breaks the envelope schema.
-            InvalidJob: the job type's payload check refused the payload (jetjobs.validation).
+            InvalidJob: the job type's payload check refused the payload (jetjobs.validation), or
+                it holds an integer wider than 64 bits.
         """
         body = msgspec.to_builtins(payload) if payload is not None else {}
         raw = {
@@ -95,6 +106,8 @@ class Publisher:
         }
         # Round-trip through JSON so that the client sees the worker's validation errors now.
         job = JOB_DECODER.decode(JOB_ENCODER.encode(raw))
+        if (path := wide_integer(job.payload, "$.payload")) is not None:
+            raise InvalidJob(f"integer at `{path}` does not fit in 64 bits; send it as a string")
         check_payload(job.type, job.payload)
         return job
 
@@ -143,7 +156,7 @@ class Publisher:
         all_headers["Nats-Msg-Id"] = job.msg_id
         # The `queued` entry goes first, and its revision rides along, so the worker's claim is a
         # single compare-and-set on the first delivery (no read).
-        revision = await self._record_queued(ledger, job)
+        revision = await self._record_queued(ledger, job, data)
         if revision:
             all_headers[LEDGER_REVISION_HEADER] = str(revision)
         subject = self.topology.job_subject(job.queue, job.priority, job.type)
@@ -157,14 +170,14 @@ class Publisher:
             return await self._duplicate(ledger, job, revision, ack.seq)
         return Enqueued(job.id, False, ack.seq)
 
-    async def _record_queued(self, ledger: Ledger, job: Job) -> int | None:
+    async def _record_queued(self, ledger: Ledger, job: Job, data: bytes) -> int | None:
         """Create the job's `queued` entry; None if it exists or cannot be written now.
 
         The entry is informational (the worker's claim creates it when missing): a status bucket
         electing a leader after a node loss must not stop a submission.
         """
         try:
-            return await ledger.write(queued_record(job), 0)
+            return await ledger.write(queued_record(job, body_digest(data)), 0)
         except Exception as exc:
             log.warning("publish.queued_record_failed", job_id=job.id, error=describe(exc))
             return None
@@ -200,24 +213,28 @@ class Publisher:
         results: list[Enqueued] = []
         for start in range(0, len(jobs), window):
             chunk = jobs[start : start + window]
-            created = [await ledger.send_create(queued_record(job)) for job in chunk]
+            bodies = [self._encode(job) for job in chunk]
+            created = [
+                await ledger.send_create(queued_record(job, body_digest(data)))
+                for job, data in zip(chunk, bodies, strict=True)
+            ]
             sent = []
             # Each job is published as soon as its `queued` entry is acknowledged (its revision
             # rides along), not after the whole window's entries.
-            for job, creation in zip(chunk, created, strict=True):
+            for job, data, creation in zip(chunk, bodies, created, strict=True):
                 revision = await ledger.created(creation)
                 headers = {"Nats-Msg-Id": job.msg_id}
                 if revision:
                     headers[LEDGER_REVISION_HEADER] = str(revision)
                 subject = self.topology.job_subject(job.queue, job.priority, job.type)
                 with telemetry.producer_span(subject, job, headers):
-                    reply = await self.requester.send(subject, self._encode(job), headers)
-                sent.append((job, revision, subject, headers, reply))
-            for job, revision, subject, headers, reply in sent:
+                    reply = await self.requester.send(subject, data, headers)
+                sent.append((job, data, revision, subject, headers, reply))
+            for job, data, revision, subject, headers, reply in sent:
                 try:
                     ack = await reply.ack()
                 except (TimeoutError, NoStream):
-                    ack = await self._publish_retrying(subject, self._encode(job), headers)
+                    ack = await self._publish_retrying(subject, data, headers)
                 if ack.duplicate:
                     results.append(await self._duplicate(ledger, job, revision, ack.seq))
                 else:

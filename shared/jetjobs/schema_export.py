@@ -18,11 +18,14 @@ from jetjobs.envelope import (
     CancelRequest,
     DeadLetter,
     Job,
+    JobDuplicate,
     JobEvent,
     StatusRecord,
     WorkerBeat,
     WorkerDied,
 )
+from jetjobs.settings import Settings
+from jetjobs.topology import HEADER_ALLOWANCE
 
 _WHEN = datetime(2026, 11, 30, 8, 0, 0, tzinfo=UTC)
 
@@ -73,6 +76,7 @@ SCHEMAS: dict[str, Any] = {
     "worker_beat.schema.json": WorkerBeat,
     "worker_died.schema.json": WorkerDied,
     "job_event.schema.json": JobEvent,
+    "job_duplicate.schema.json": JobDuplicate,
     "cancel_request.schema.json": CancelRequest,
 }
 
@@ -107,12 +111,54 @@ SCHEMAS.update({f"payloads/{job_type}.schema.json": struct for job_type, struct 
 EXAMPLES.update({f"payloads/{job_type}.json": example for job_type, example in PAYLOAD_EXAMPLES.items()})
 
 
+# nats-server's default `max_payload` (1 MiB): the largest message any connection may send.
+SERVER_MAX_PAYLOAD = 1024 * 1024
+
+
+def job_limits() -> dict[str, Any]:
+    """The size limits a job message meets on its way, with the default settings."""
+    max_job_bytes = Settings().max_job_bytes
+    return {
+        "max_job_bytes": {
+            "default": max_job_bytes,
+            "setting": "JETJOBS_MAX_JOB_BYTES",
+            "meaning": "the largest JSON body a worker (and the Python publisher) accepts; "
+            "a larger body is dead-lettered `invalid`",
+        },
+        "stream_max_msg_size": {
+            "default": max_job_bytes + HEADER_ALLOWANCE,
+            "meaning": f"the JOBS stream's max_msg_size: max_job_bytes + {HEADER_ALLOWANCE} for "
+            "subject and headers; the server refuses a larger publish",
+        },
+        "server_max_payload": {
+            "default": SERVER_MAX_PAYLOAD,
+            "meaning": "nats-server's max_payload: the largest message a connection may send at all",
+        },
+    }
+
+
+def _job_schema(schema: dict[str, Any]) -> None:
+    limits = job_limits()
+    job = schema["$defs"]["Job"]
+    job["description"] = (
+        f"{job['description']} Size limits (defaults): a body of at most "
+        f"{limits['max_job_bytes']['default']} bytes (JETJOBS_MAX_JOB_BYTES); the stream stores "
+        f"messages up to {limits['stream_max_msg_size']['default']} bytes with headers; the "
+        f"server's max_payload is {limits['server_max_payload']['default']} bytes. An id names "
+        "one job forever: a second message with the id of a finished job is acked without "
+        "running (a `duplicate`). Contract: docs/contract.md."
+    )
+    job["x-jetjobs-limits"] = limits
+
+
 def render() -> dict[str, str]:
     """Every file of `schemas/`: relative path → content."""
     files: dict[str, str] = {}
     for name, struct in SCHEMAS.items():
         schema = msgspec.json.schema(struct)
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+        if struct is Job:
+            _job_schema(schema)
         files[name] = json.dumps(schema, indent=2, sort_keys=True) + "\n"
     for name, example in EXAMPLES.items():
         files[f"examples/{name}"] = json.dumps(msgspec.to_builtins(example), indent=2) + "\n"

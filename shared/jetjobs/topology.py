@@ -4,7 +4,7 @@ All names derive from `Settings.namespace`, so two namespaces never share anythi
 
 | object            | name                                   | subjects                                   |
 |-------------------|----------------------------------------|--------------------------------------------|
-| jobs stream       | `<NS>_JOBS`                            | `<ns>.jobs.<queue>.<priority>.<type>`      |
+| jobs stream       | `<NS>_JOBS`                            | `<ns>.jobs.*.<priority>.>` (3 priorities)  |
 | dead letters      | `<NS>_DLQ`                             | `<ns>.dlq.<job id>`                        |
 | consumers         | `<ns>_<queue>_<priority>` on JOBS      | filter `<ns>.jobs.<queue>.<priority>.>`    |
 | status ledger     | KV bucket `<ns>_status`                | key = job id                               |
@@ -14,6 +14,12 @@ All names derive from `Settings.namespace`, so two namespaces never share anythi
 | schedules         | messages in `<NS>_JOBS` (ADR-51)       | `<ns>.schedules.<name>`                    |
 | delayed jobs      | messages in `<NS>_JOBS` (ADR-51)       | `<ns>.schedules.at.<job id>`               |
 | control           | core NATS (not stored)                 | `<ns>.control.<action>` (e.g. `cancel`)    |
+
+The stream takes only subjects that can be jobs: `<ns>.jobs.<queue>.<priority>.<type...>` with
+one of the three priorities and a type. A publish to `<ns>.jobs.x`, `<ns>.jobs.default.normal`
+(no type) or `<ns>.jobs.default.urgent.x` is refused by the server (no stream answers) instead
+of being stored where no consumer will ever look. A queue no worker serves yet is a valid
+subject: `jetjobs info` and the metrics report its messages (jetjobs.coverage).
 
 Provisioning is idempotent: an object that exists with our configuration is reused; one that
 exists with a different configuration raises TopologyConflict naming every difference.
@@ -58,6 +64,10 @@ class Topology:
     def job_subject(self, queue: str, priority: Priority, job_type: str) -> str:
         """The subject a job is published on. Any NATS client may publish here directly."""
         return f"{self.ns}.jobs.{queue}.{priority}.{job_type}"
+
+    def jobs_subjects(self) -> list[str]:
+        """The JOBS stream's job subjects: any queue, one of the priorities, at least one type token."""
+        return [f"{self.ns}.jobs.*.{priority}.>" for priority in PRIORITIES]
 
     def queue_filter(self, queue: str, priority: Priority) -> str:
         """The filter subject of the consumer for one queue and priority."""
@@ -105,7 +115,7 @@ class Topology:
         return api.StreamConfig(
             name=self.jobs_stream,
             description="jetjobs jobs (history kept after ack for replay)",
-            subjects=[f"{self.ns}.jobs.>", f"{self.ns}.schedules.>"],
+            subjects=[*self.jobs_subjects(), f"{self.ns}.schedules.>"],
             retention=api.RetentionPolicy.LIMITS,
             max_age=s.history_max_age,
             storage=self._storage(),
@@ -221,7 +231,8 @@ _KV_FIELDS = ("max_age", "max_msgs_per_subject", "storage", "num_replicas", "max
 
 
 # Fields an older jetjobs created differently and that can change in place without losing or
-# altering anything stored: more subjects, and features switched on (never off).
+# altering anything stored: more subjects (or `<ns>.jobs.>` narrowed to the subjects that can be
+# jobs: what it stored stays stored), and features switched on (never off).
 _ADDITIVE_STREAM_FIELDS = frozenset({"subjects", "allow_msg_schedules", "allow_msg_ttl"})
 
 
@@ -247,7 +258,9 @@ def _differences(ours: Any, theirs: Any, fields: tuple[str, ...]) -> list[str]:
 
 def _additive(field: str, ours: api.StreamConfig, theirs: api.StreamConfig) -> bool:
     if field == "subjects":  # only ours missing from it: an older version of the same stream
-        return set(theirs.subjects or []) <= set(ours.subjects or [])
+        wanted = set(ours.subjects or [])
+        legacy = {s.split(".jobs.")[0] + ".jobs.>" for s in wanted if ".jobs." in s}
+        return set(theirs.subjects or []) <= wanted | legacy
     return field in _ADDITIVE_STREAM_FIELDS and bool(getattr(ours, field)) and not getattr(theirs, field)
 
 
@@ -255,8 +268,8 @@ async def ensure_stream(js: JetStreamContext, config: api.StreamConfig) -> api.S
     """Create the stream, or check that the existing one has the same configuration.
 
     A stream an older jetjobs created without a subject or feature this version adds (the
-    schedules subject, per-message TTL, message schedules) is updated in place: nothing stored
-    changes. Any other difference is a conflict.
+    schedules subject, per-message TTL, message schedules) or with the catch-all `<ns>.jobs.>`
+    is updated in place: nothing stored changes. Any other difference is a conflict.
 
     Raises:
         TopologyConflict: the stream exists with a different configuration.

@@ -124,6 +124,12 @@ class Worker:
             )
         )
 
+    def _live_queues(self) -> set[str] | None:
+        """The queues that live workers serve, as this process's supervisor sees them."""
+        if self.supervisor is None:
+            return None
+        return {queue for beat in self.supervisor.alive.values() for queue in beat.queues}
+
     def liveness_counts(self) -> dict[str, int]:
         """Lease extensions, heartbeats and dead workers seen, for the metrics endpoint."""
         return {
@@ -198,7 +204,9 @@ class Worker:
                 await keeper.start(self.supervisor.run)
             if self.metrics_port is not None:
                 self.metrics_port = self.metrics.serve(self.metrics_port)
-                keeper.start_soon(self.metrics.refresh_lag, self.js, self.topology, self.queues)
+                keeper.start_soon(
+                    self.metrics.refresh_lag, self.js, self.topology, self.queues, self._live_queues
+                )
                 log.info("worker.metrics", url=f"http://127.0.0.1:{self.metrics_port}/metrics")
             async with anyio.create_task_group() as jobs:
                 for _ in range(self.concurrency):

@@ -231,10 +231,11 @@ async def test_redelivered_completed_job_is_not_run_again(nc: NATS, settings: Se
     async with running_worker(app, nc, settings) as (_, outcomes):
         job = await publisher.enqueue("once.only", {})
         await outcomes.wait_for(job.id, "succeeded")
-        # The same job message published again beyond dedup (another msg id): a redelivery in effect.
+        # The same job message published again beyond dedup (another msg id): acked without
+        # running, and reported as a duplicate (an id names one job forever).
         original = publisher.build("once.only", {}, job_id=job.id, key=f"{job.id}:again")
         await publisher.publish(original)
-        await outcomes.wait_for(job.id, "skipped")
+        await outcomes.wait_for(job.id, "duplicate")
     assert runs == [job.id]
 
 

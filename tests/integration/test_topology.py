@@ -84,7 +84,8 @@ async def test_stream_with_different_subjects_conflicts(nc: NATS, settings: Sett
         await topology.ensure_base(js)
     message = str(caught.value)
     ns = settings.namespace
-    assert f"subjects: expected ['{ns}.jobs.>', '{ns}.schedules.>'], found ['{ns}.legacy.>']" in message
+    wanted = [f"{ns}.jobs.*.high.>", f"{ns}.jobs.*.normal.>", f"{ns}.jobs.*.low.>", f"{ns}.schedules.>"]
+    assert f"subjects: expected {wanted!r}, found ['{ns}.legacy.>']" in message
     # Every difference is listed at once, not one per attempt.
     assert "max_age" in message
     assert "max_msg_size" in message
@@ -132,7 +133,10 @@ async def test_status_bucket_with_different_ttl_conflicts(nc: NATS, settings: Se
 
 
 async def test_a_jobs_stream_from_an_older_jetjobs_is_upgraded_in_place(nc: NATS, settings: Settings) -> None:
-    """A JOBS stream without the schedules subject, TTL and schedules gains them, keeping its jobs."""
+    """A JOBS stream without the schedules subject, TTL and schedules gains them, keeping its jobs.
+
+    Its catch-all `<ns>.jobs.>` is narrowed to the subjects that can be jobs; what it stored stays.
+    """
     js = nc.jetstream()
     topology = Topology(settings)
     wanted = topology.jobs_stream_config()
@@ -147,7 +151,7 @@ async def test_a_jobs_stream_from_an_older_jetjobs_is_upgraded_in_place(nc: NATS
 
     await topology.ensure_base(js)
     info = await js.stream_info(topology.jobs_stream)
-    assert info.config.subjects == [f"{settings.namespace}.jobs.>", f"{settings.namespace}.schedules.>"]
+    assert info.config.subjects == wanted.subjects
     assert info.config.allow_msg_ttl
     assert info.config.allow_msg_schedules
     assert info.state.messages == 1
