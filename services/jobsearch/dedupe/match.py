@@ -25,7 +25,7 @@ SAME_TITLE = 92.0  # token_sort_ratio at or above: the same title, written anoth
 SIMILAR_TITLE = 70.0  # at or above: perhaps the same job reworded; the descriptions decide
 SAME_TEXT = 0.6  # description containment at or above: one job's text
 OTHER_TEXT = 0.25  # below, with the same title: two openings that share a title
-MIN_WORDS = 30  # a description shorter than this says too little to decide anything
+MIN_WORDS = 50  # a description shorter than this (a teaser, a template) says too little to decide
 
 
 class Features(msgspec.Struct, kw_only=True, frozen=True):
