@@ -27,6 +27,11 @@ def draft_key(listing_id: str) -> str:
     return f"draft:{listing_id}"
 
 
+def draft_job_id(listing_id: str) -> str:
+    """The draft job's id: fixed per merged listing, so the ledger runs it at most once."""
+    return f"draft-{listing_id}"
+
+
 class Dedupe:
     """One service's dedupe: its seen-set connection, used by one thread at a time."""
 
