@@ -77,18 +77,26 @@ def text_similarity(a: str, b: str) -> float | None:
     return len(sa & sb) / min(len(sa), len(sb))
 
 
+def _veto(new: Features, old: Features) -> str | None:
+    """Why `new` and `old` cannot be one job whatever their titles say, or None."""
+    if new.level != old.level:
+        return f"level {new.level or 'none'} != {old.level or 'none'}"
+    if new.cities and old.cities and not set(new.cities) & set(old.cities):
+        return "different cities"
+    if new.continents and old.continents and not set(new.continents) & set(old.continents):
+        return "different regions"
+    if new.employment and old.employment and new.employment != old.employment:
+        return "different employment type"
+    if _numbers(new.title) != _numbers(old.title):  # "Engineer 12" / "Engineer 13", "Team 4" / "Team 5"
+        return "different numbers in the title"
+    return None
+
+
 def screen(new: Features, old: Features) -> Verdict | None:
     """The cheap part of `compare` (no descriptions): a `same=False` verdict, or None to go on."""
-    if new.level != old.level:
-        return Verdict(same=False, reason=f"level {new.level or 'none'} != {old.level or 'none'}")
-    if new.cities and old.cities and not set(new.cities) & set(old.cities):
-        return Verdict(same=False, reason="different cities")
-    if new.continents and old.continents and not set(new.continents) & set(old.continents):
-        return Verdict(same=False, reason="different regions")
-    if new.employment and old.employment and new.employment != old.employment:
-        return Verdict(same=False, reason="different employment type")
-    if _numbers(new.title) != _numbers(old.title):  # "Engineer 12" / "Engineer 13", "Team 4" / "Team 5"
-        return Verdict(same=False, reason="different numbers in the title")
+    veto = _veto(new, old)
+    if veto:
+        return Verdict(same=False, reason=veto)
     title_score = fuzz.token_sort_ratio(new.title, old.title)
     if title_score < SIMILAR_TITLE:
         return Verdict(same=False, title_score=title_score, reason="different title")
