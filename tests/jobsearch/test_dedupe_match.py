@@ -183,3 +183,17 @@ def test_text_similarity_tolerates_truncation_not_other_roles() -> None:
     full = " ".join(normalise.words(TEXT))
     assert (match.text_similarity(full, " ".join(full.split()[:55])) or 0) > 0.9
     assert (match.text_similarity(full, " ".join(normalise.words(OTHER_TEXT))) or 1) < match.SAME_TEXT
+
+
+def test_company_named_shorter_matches_only_on_the_same_text(tmp_path: Path) -> None:
+    """'Northwind' (an aggregator's short form) joins 'Northwind Robotics GmbH' on the same title and
+    text; 'Northwind Bakery' with the same title but its own text stays apart."""
+    own = posting("1", "Backend Engineer")
+    short = posting("2", "Backend Engineer", board="remotive", company="Northwind", url="https://r.example/2")
+    bakery = posting(
+        "3", "Backend Engineer", board="remotive", company="Northwind Bakery", url="https://r.example/3",
+        description=OTHER_TEXT.replace("Northwind builds warehouse robots", "Northwind bakes bread"),
+    )  # fmt: skip
+    a, b, c = run(tmp_path, own, short, bakery)
+    assert a == b
+    assert c != a
