@@ -6,11 +6,12 @@ import shutil
 import threading
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from jobsearch.dedupe import Dedupe
 from jobsearch.dedupe.store import SeenSet, read_listings
-from jobsearch.jobs import DraftJob, ListingJob
+from jobsearch.jobs import DraftJob, ListingJob, SearchJob
 from jobsearch.listing import Listing, Salary
 from jobsearch.profile import Person, Profile, Search
 from jobsearch.schema_export import check_schemas
@@ -155,3 +156,10 @@ def test_a_changed_schema_is_reported_stale(repo_root: Path, tmp_path: Path) -> 
     shutil.copytree(repo_root / "schemas" / "jobsearch", copy)
     (copy / "profile.schema.json").write_text("{}\n")
     assert check_schemas(copy) == ["profile.schema.json"]
+
+
+def test_example_search_job_decodes(repo_root: Path) -> None:
+    """The published example `jobsearch.search` payload is a valid SearchJob with the example profile."""
+    raw = (repo_root / "schemas" / "jobsearch" / "examples" / "search.json").read_bytes()
+    search = msgspec.json.decode(raw, type=SearchJob)
+    assert search.profile.person.name == "Mara Lindqvist"
