@@ -16,7 +16,7 @@ import nats.errors
 import nats.js.errors
 import structlog
 from nats.js import JetStreamContext
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
@@ -58,11 +58,19 @@ class _StateCollector(Collector):
             yield CounterMetricFamily(f"jetjobs_{name}", text, value=counts.get(name, 0))
 
 
+class _DefaultRegistry(Collector):
+    """prometheus_client's process-wide default registry, collected into a worker's page."""
+
+    def collect(self) -> Iterator[Metric]:
+        yield from REGISTRY.collect()
+
+
 class WorkerMetrics:
     """The counters, histograms and gauges of one worker."""
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
+        self._serves_default = False
         r = self.registry
         self.started = Counter("jetjobs_jobs_started", "Handler runs started", ["type"], registry=r)
         self.finished = Counter(
@@ -116,7 +124,14 @@ class WorkerMetrics:
         self.registry.register(_StateCollector(state))
 
     def serve(self, port: int, addr: str = "127.0.0.1") -> int:
-        """Serve `/metrics` on `addr:port` (0: any free port) in a thread; return the port."""
+        """Serve `/metrics` on `addr:port` (0: any free port) in a thread; return the port.
+
+        The page also carries the process's default registry: the handlers' own prometheus_client
+        metrics (and the process and GC collectors) appear beside the worker's.
+        """
+        if not self._serves_default:
+            self.registry.register(_DefaultRegistry())
+            self._serves_default = True
         self._server, _ = start_http_server(port, addr=addr, registry=self.registry)
         return int(self._server.server_port)
 

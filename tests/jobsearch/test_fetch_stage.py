@@ -1,22 +1,29 @@
-"""The fetch stage against a real nats-server: fan-out, listing jobs, a broken board, a rerun."""
+"""The fetch stage: against a real nats-server (fan-out, listing jobs, a broken board, a rerun),
+and its work without a server (`jobsearch.fetch.service`, the outcome of a broken board)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+import httpx
 import msgspec
 import pytest
 from nats.aio.client import Client as NATS
+from prometheus_client import REGISTRY
 
-from jetjobs import App, JobContext, Publisher, Settings
-from jobsearch.fetch import FetchHandlers, SourceReport, register
-from jobsearch.jobs import LISTING, QUEUES, SEARCH, ListingJob, SearchJob
-from jobsearch.profile import Greenhouse, Person, Profile, Sample
+from jetjobs import App, JobContext, Publisher, Reject, Retry, Settings
+from jetjobs.metrics import WorkerMetrics
+from jobsearch.fetch import FetchHandlers, SourceReport, metrics, register, service
+from jobsearch.fetch.handlers import outcome_of
+from jobsearch.jobs import LISTING, QUEUES, SEARCH, ListingJob, SearchJob, SourceJob
+from jobsearch.profile import Greenhouse, Lever, Person, Profile, Sample
+from jobsearch.sources import SourceError
 from tests.http_target import HttpTarget
-from tests.jobsearch.boards import FAST, board
+from tests.jobsearch.boards import FAST, board, client, ok_file
 from tests.support import dead_letter_of, running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = pytest.mark.anyio
 __all__ = ["board"]  # the fixture, imported for the tests below
 
 BUNDLED = 40  # postings in services/jobsearch/sources/data/sample.json
@@ -44,6 +51,8 @@ def dedupe_stand_in(seen: list[ListingJob]) -> App:
     return app
 
 
+@pytest.mark.integration
+@pytest.mark.integration
 async def test_search_fans_out_and_a_broken_board_is_reported(
     nc: NATS, settings: Settings, board: HttpTarget
 ) -> None:
@@ -97,3 +106,97 @@ async def test_search_fans_out_and_a_broken_board_is_reported(
     assert by_submitted[BUNDLED].duplicates == 0
     assert by_submitted[0].duplicates == BUNDLED  # the rerun: every listing key already in the window
     assert len(board.requests) == 2  # one request per run for the broken board, no retry on a 404
+
+
+# The stage's work without a server: `jobsearch.fetch.service` and the outcome of a broken board.
+
+
+async def test_read_source_reports_counts_and_submits_one_job_per_listing(board: HttpTarget) -> None:
+    """read_source submits one ListingJob per listing (with the run id and profile) and reports
+    listings, submissions, duplicates and skips by reason."""
+    board.script("/v1/boards/acme/jobs?content=true", ok_file("greenhouse_jobs.json"))
+    person = Person(name="Sam Sample")
+    source = Greenhouse(token="acme", base_url=board.url(""))
+    submitted: list[ListingJob] = []
+
+    async def submit(jobs: Sequence[ListingJob]) -> list[bool]:
+        submitted.extend(jobs)
+        return [i == 0 for i in range(len(jobs))]  # the first was already in the window
+
+    job = SourceJob(run_id="r1", source=source, profile=Profile(person=person, sources=[source]))
+    async with client() as http:
+        report = await service.read_source(job, http, submit)
+    assert [j.listing.external_id for j in submitted] == ["4012345", "4012346", "4012347"]
+    assert all(j.run_id == "r1" and j.profile.person == person for j in submitted)
+    assert (report.listings, report.submitted, report.duplicates, report.skipped) == (3, 2, 1, 2)
+    assert report.skipped_reasons == {"no title": 1, "no url": 1}
+    assert report.source == "greenhouse:acme"
+
+
+async def test_a_broken_board_is_counted_and_raised(board: HttpTarget) -> None:
+    """A board that fails raises SourceError out of read_source, submits nothing, and counts one
+    failure by board and kind in the Prometheus counter."""
+    source = Lever(site="gone", base_url=board.url(""))
+    job = SourceJob(run_id="r1", source=source, profile=Profile(person=Person(name="S"), sources=[source]))
+
+    async def submit(jobs: Sequence[ListingJob]) -> list[bool]:
+        raise AssertionError("nothing may be submitted for a broken board")
+
+    before = REGISTRY.get_sample_value(
+        "jobsearch_fetch_board_failures_total", {"board": "lever", "kind": "not_found"}
+    )
+    async with client() as http:
+        with pytest.raises(SourceError):
+            await service.read_source(job, http, submit)
+    after = REGISTRY.get_sample_value(
+        "jobsearch_fetch_board_failures_total", {"board": "lever", "kind": "not_found"}
+    )
+    assert after == (before or 0) + 1
+
+
+def test_broken_board_outcomes() -> None:
+    """Transient failures are retried (after the board's Retry-After when it gave one); permanent
+    ones and very long waits are dead-lettered with the readable reason."""
+    transient = SourceError(
+        "remotive", "server_error", "HTTP 503 after 4 attempts", url="https://r.example/api"
+    )
+    retry = outcome_of(transient)
+    assert isinstance(retry, Retry)
+    assert retry.delay is None
+    assert "remotive: HTTP 503" in retry.reason
+    assert outcome_of(SourceError("x", "rate_limited", "HTTP 429", retry_after=120)).delay == 120  # type: ignore[union-attr]
+    assert isinstance(outcome_of(SourceError("x", "rate_limited", "HTTP 429", retry_after=7200)), Reject)
+    reject = outcome_of(SourceError("greenhouse", "not_found", "HTTP 404: no such board"))
+    assert isinstance(reject, Reject)
+    assert reject.reason == "greenhouse: HTTP 404: no such board"
+
+
+async def test_fan_out_keys_one_source_job_per_source() -> None:
+    """fan_out submits one SourceJob per source, keyed `<run_id>:source:<source name>`."""
+    sources = [Sample(), Greenhouse(token="acme"), Lever(site="q", name="my lever")]
+    profile = Profile(person=Person(name="S"), sources=sources)  # type: ignore[arg-type]
+    seen: list[tuple[str, SourceJob]] = []
+
+    async def submit(jobs: Sequence[tuple[str, SourceJob]]) -> list[bool]:
+        seen.extend(jobs)
+        return [False, True, False]
+
+    report = await service.fan_out(SearchJob(run_id="r9", profile=profile), submit)
+    assert [key for key, _ in seen] == ["r9:source:sample", "r9:source:greenhouse:acme", "r9:source:my lever"]
+    assert [job.source for _, job in seen] == sources
+    assert (report.submitted, report.duplicates) == (2, 1)
+
+
+async def test_board_failures_appear_on_the_worker_metrics_page() -> None:
+    """The fetch stage's counters (prometheus_client's default registry) are served on the
+    worker's /metrics page beside the jetjobs metrics."""
+    metrics.FAILURES.labels("remotive", "timeout").inc()
+    page = WorkerMetrics()
+    port = page.serve(0)
+    try:
+        async with httpx.AsyncClient() as http:
+            text = (await http.get(f"http://127.0.0.1:{port}/metrics")).text
+    finally:
+        page.close()
+    assert 'jobsearch_fetch_board_failures_total{board="remotive",kind="timeout"}' in text
+    assert "jetjobs_jobs_started" in text

@@ -17,6 +17,8 @@ from jobsearch.sources import BoardHttp, HttpPolicy, SourceError
 SOURCE_ATTEMPTS = 3  # runs of a source job on transient failures (each with BoardHttp's own retries)
 SOURCE_TIMEOUT = 900.0  # seconds: a paged board read politely takes a while
 SUBMIT_WINDOW = 256  # listing jobs published per pipelined batch
+# A board asking for a longer pause than this is reported now rather than holding the run open.
+MAX_RETRY_DELAY = 300.0
 
 
 def load_http_policy(env: Mapping[str, str] | None = None) -> HttpPolicy:
@@ -100,6 +102,11 @@ class FetchHandlers:
         try:
             return await service.read_source(job, await self.http(), submit)
         except SourceError as exc:
-            if exc.retryable:
-                raise Retry(exc.retry_after, reason=str(exc)) from None
-            raise Reject(str(exc)) from None
+            raise outcome_of(exc) from None
+
+
+def outcome_of(exc: SourceError) -> Retry | Reject:
+    """How a broken board ends its source job: retried later if that may help, else dead-lettered."""
+    if exc.retryable and (exc.retry_after is None or exc.retry_after <= MAX_RETRY_DELAY):
+        return Retry(exc.retry_after, reason=str(exc))
+    return Reject(str(exc))

@@ -19,7 +19,7 @@ from jobsearch.sources.http import BoardHttp
 BASE_URL = "https://www.arbeitnow.com"
 
 
-class ArbeitnowJob(msgspec.Struct, kw_only=True):
+class ArbeitnowJob(msgspec.Struct, kw_only=True, frozen=True):
     """One job as Arbeitnow lists it (only the fields we map)."""
 
     slug: str | None = None

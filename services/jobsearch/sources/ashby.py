@@ -36,11 +36,11 @@ _INTERVALS: dict[str, SalaryInterval] = {
 }
 
 
-class _Secondary(msgspec.Struct, kw_only=True):
+class _Secondary(msgspec.Struct, kw_only=True, frozen=True):
     location: str | None = None
 
 
-class _Component(msgspec.Struct, kw_only=True, rename="camel"):
+class _Component(msgspec.Struct, kw_only=True, frozen=True, rename="camel"):
     compensation_type: str | None = None
     interval: str | None = None
     currency_code: str | None = None
@@ -48,11 +48,11 @@ class _Component(msgspec.Struct, kw_only=True, rename="camel"):
     max_value: float | None = None
 
 
-class _Compensation(msgspec.Struct, kw_only=True, rename="camel"):
+class _Compensation(msgspec.Struct, kw_only=True, frozen=True, rename="camel"):
     summary_components: list[_Component] = []
 
 
-class AshbyJob(msgspec.Struct, kw_only=True, rename="camel"):
+class AshbyJob(msgspec.Struct, kw_only=True, frozen=True, rename="camel"):
     """One job as the Job Posting API lists it (only the fields we map)."""
 
     id: str | None = None

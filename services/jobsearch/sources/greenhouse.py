@@ -19,11 +19,11 @@ from jobsearch.sources.http import BoardHttp
 BASE_URL = "https://boards-api.greenhouse.io"
 
 
-class _Named(msgspec.Struct, kw_only=True):
+class _Named(msgspec.Struct, kw_only=True, frozen=True):
     name: str | None = None
 
 
-class GreenhouseJob(msgspec.Struct, kw_only=True):
+class GreenhouseJob(msgspec.Struct, kw_only=True, frozen=True):
     """One job as the Job Board API lists it (only the fields we map)."""
 
     id: int | str | None = None

@@ -36,12 +36,12 @@ _MONEY = re.compile(
 _CURRENCY = {"$": "USD", "€": "EUR", "£": "GBP"}
 
 
-class _Hit(msgspec.Struct, kw_only=True):
+class _Hit(msgspec.Struct, kw_only=True, frozen=True):
     objectID: str
     title: str | None = None
 
 
-class HNComment(msgspec.Struct, kw_only=True):
+class HNComment(msgspec.Struct, kw_only=True, frozen=True):
     """One top-level comment of the thread (only the fields we map)."""
 
     id: int | None = None

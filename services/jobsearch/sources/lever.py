@@ -31,7 +31,7 @@ _INTERVALS: dict[str, SalaryInterval] = {
 }
 
 
-class _Categories(msgspec.Struct, kw_only=True):
+class _Categories(msgspec.Struct, kw_only=True, frozen=True):
     commitment: str | None = None
     department: str | None = None
     location: str | None = None
@@ -39,19 +39,19 @@ class _Categories(msgspec.Struct, kw_only=True):
     allLocations: list[str] = []
 
 
-class _List(msgspec.Struct, kw_only=True):
+class _List(msgspec.Struct, kw_only=True, frozen=True):
     text: str | None = None
     content: str | None = None
 
 
-class _SalaryRange(msgspec.Struct, kw_only=True):
+class _SalaryRange(msgspec.Struct, kw_only=True, frozen=True):
     min: float | None = None
     max: float | None = None
     currency: str | None = None
     interval: str | None = None
 
 
-class LeverPosting(msgspec.Struct, kw_only=True, rename="camel"):
+class LeverPosting(msgspec.Struct, kw_only=True, frozen=True, rename="camel"):
     """One posting as the Postings API lists it (only the fields we map)."""
 
     id: str | None = None

@@ -22,7 +22,7 @@ from jobsearch.sources.http import BoardHttp
 BASE_URL = "https://remoteok.com"
 
 
-class RemoteOKJob(msgspec.Struct, kw_only=True):
+class RemoteOKJob(msgspec.Struct, kw_only=True, frozen=True):
     """One job as Remote OK lists it (only the fields we map)."""
 
     id: str | int | None = None

@@ -28,7 +28,7 @@ _TYPES = {
 }
 
 
-class RemotiveJob(msgspec.Struct, kw_only=True):
+class RemotiveJob(msgspec.Struct, kw_only=True, frozen=True):
     """One job as Remotive lists it (only the fields we map)."""
 
     id: int | str | None = None

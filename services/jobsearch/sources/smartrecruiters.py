@@ -28,16 +28,16 @@ MAX_DETAILS = 200
 PUBLIC_URL = "https://jobs.smartrecruiters.com"
 
 
-class _Label(msgspec.Struct, kw_only=True):
+class _Label(msgspec.Struct, kw_only=True, frozen=True):
     label: str | None = None
 
 
-class _Company(msgspec.Struct, kw_only=True):
+class _Company(msgspec.Struct, kw_only=True, frozen=True):
     name: str | None = None
     identifier: str | None = None
 
 
-class _Location(msgspec.Struct, kw_only=True):
+class _Location(msgspec.Struct, kw_only=True, frozen=True):
     city: str | None = None
     region: str | None = None
     country: str | None = None
@@ -45,7 +45,7 @@ class _Location(msgspec.Struct, kw_only=True):
     full_location: str | None = msgspec.field(default=None, name="fullLocation")
 
 
-class SmartRecruitersPosting(msgspec.Struct, kw_only=True, rename="camel"):
+class SmartRecruitersPosting(msgspec.Struct, kw_only=True, frozen=True, rename="camel"):
     """One posting as the list gives it (only the fields we map)."""
 
     id: str | None = None
@@ -57,16 +57,16 @@ class SmartRecruitersPosting(msgspec.Struct, kw_only=True, rename="camel"):
     company: _Company | None = None
 
 
-class _Section(msgspec.Struct, kw_only=True):
+class _Section(msgspec.Struct, kw_only=True, frozen=True):
     title: str | None = None
     text: str | None = None
 
 
-class _JobAd(msgspec.Struct, kw_only=True):
+class _JobAd(msgspec.Struct, kw_only=True, frozen=True):
     sections: dict[str, _Section] = {}
 
 
-class SmartRecruitersDetail(msgspec.Struct, kw_only=True, rename="camel"):
+class SmartRecruitersDetail(msgspec.Struct, kw_only=True, frozen=True, rename="camel"):
     """One posting's detail (only the fields we map)."""
 
     posting_url: str | None = None

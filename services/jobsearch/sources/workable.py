@@ -19,14 +19,14 @@ from jobsearch.sources.http import BoardHttp
 BASE_URL = "https://apply.workable.com"
 
 
-class _Location(msgspec.Struct, kw_only=True):
+class _Location(msgspec.Struct, kw_only=True, frozen=True):
     city: str | None = None
     region: str | None = None
     country: str | None = None
     hidden: bool = False
 
 
-class WorkableJob(msgspec.Struct, kw_only=True):
+class WorkableJob(msgspec.Struct, kw_only=True, frozen=True):
     """One job as the widget lists it (only the fields we map)."""
 
     title: str | None = None
