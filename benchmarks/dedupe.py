@@ -58,9 +58,8 @@ async def service_rate(count: int, concurrency: int, directory: Path, url: str) 
     await publisher.publish_many(jobs)
     ids = [job.id for job in jobs]
     pool = WorkerPool("unused", settings, url, env={"JOBSEARCH_DATA_DIR": str(directory)})
-    pool.command = [
-        sys.executable, "-m", "jobsearch.cli", "--log-format", "json", "serve", "dedupe", "-c", str(concurrency),
-    ]  # fmt: skip
+    serve = ["serve", "dedupe", "-c", str(concurrency)]
+    pool.command = [sys.executable, "-m", "jobsearch.cli", "--log-format", "json", *serve]
     try:
         async with pool:
             start = time.perf_counter()
