@@ -122,10 +122,11 @@ class SeenSet:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
+            self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # a failed COMMIT leaves it open: never reuse it half done
+                self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
 
     def record(self, listing: Listing, search: Search, run_id: str) -> Decision:
         """Match `listing` against everything seen, insert it, and apply the filters: atomically."""
