@@ -12,6 +12,7 @@ import argparse
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -38,14 +39,16 @@ def seen_set_rate(count: int, directory: Path) -> float:
     return count / elapsed
 
 
-async def service_rate(count: int, concurrency: int, directory: Path, url: str) -> float:
-    """Listings per second through one `jobsearch serve dedupe` process."""
+async def service_rate(count: int, concurrency: int, directory: Path, url: str, *, drafts: bool) -> float:
+    """Listings per second through one `jobsearch serve dedupe` process (without drafts: the
+    profile's filters drop every listing, so no draft job is published)."""
     settings = Settings(namespace="benchdedupe", nats=NatsSettings(url=url), storage="memory")
     nc = await connect(url, settings.nats, name="bench-dedupe")
     check = LedgerCheck(nc, settings)
     await check.setup()
     publisher = Publisher(nc, settings)
-    profile = Profile(person=Person(name="Bench"))
+    search = Search() if drafts else Search(terms=["no listing says this"])
+    profile = Profile(person=Person(name="Bench"), search=search)
     jobs = [
         publisher.build(
             LISTING,
@@ -79,6 +82,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.dedupe")
     parser.add_argument("--listings", type=int, default=5000)
     parser.add_argument("--concurrency", type=int, default=10)
+    parser.add_argument("--no-drafts", action="store_true", help="a profile that drops every listing")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
@@ -86,11 +90,18 @@ def main() -> None:
         server = EmbeddedServer(directory / "nats")
         server.start()
         try:
-            served = anyio.run(service_rate, args.listings, args.concurrency, directory, server.url)
+            served = anyio.run(
+                partial(service_rate, drafts=not args.no_drafts),
+                args.listings,
+                args.concurrency,
+                directory,
+                server.url,
+            )
         finally:
             server.stop()
     print(f"seen-set alone:          {alone:8.0f} listings/s ({args.listings} listings)")
-    print(f"one dedupe service (-c {args.concurrency}): {served:8.0f} listings/s (NATS, ledger, SQLite)")
+    what = "no draft jobs" if args.no_drafts else "a draft job per new listing"
+    print(f"one dedupe service (-c {args.concurrency}): {served:8.0f} listings/s ({what})")
 
 
 if __name__ == "__main__":
