@@ -8,6 +8,7 @@ where they wait for one. The listing jobs' ends are followed through the platfor
 from __future__ import annotations
 
 import contextlib
+import json
 import sys
 from collections import defaultdict
 from collections.abc import AsyncIterator
@@ -99,6 +100,30 @@ async def search(publisher: Publisher, run_id: str, size: int | None = None) -> 
     await publisher.enqueue(SEARCH, SearchJob(run_id=run_id, profile=profile), queue=QUEUES["fetch"])
 
 
+async def raw_search(check: LedgerCheck, run_id: str) -> None:
+    """Submit a search as a client in any language would: a JSON envelope (schemas/job.schema.json)
+    whose payload follows schemas/jobsearch/search.schema.json, published on the job subject."""
+    payload = {
+        "run_id": run_id,
+        "profile": {"person": {"name": "Sam Sample"}, "sources": [{"board": "sample"}]},
+    }
+    envelope = {
+        "id": f"raw-search-{run_id}",
+        "type": SEARCH,
+        "payload": payload,
+        "queue": QUEUES["fetch"],
+        "priority": "normal",
+        "created_at": "2026-11-30T08:00:00Z",
+        "max_attempts": 3,
+        "timeout": 300.0,
+    }
+    subject = f"{check.settings.namespace}.jobs.{QUEUES['fetch']}.normal.{SEARCH}"
+    ack = await check.js.publish(
+        subject, json.dumps(envelope).encode(), headers={"Nats-Msg-Id": envelope["id"]}
+    )
+    assert not ack.duplicate
+
+
 async def drain_run(check: LedgerCheck, runs: int) -> list[str]:
     """Wait until `runs` source jobs ended, then until every listing job published so far ended."""
     await check.wait_until(lambda: settled(check, SOURCE) >= runs, timeout=60)
@@ -120,10 +145,10 @@ def drafts_by_listing(jobs: list[Job]) -> dict[str, set[str]]:
 async def test_search_flows_to_draft_jobs_and_a_second_run_drafts_nothing(
     nats_server: EmbeddedServer, namespace: str, tmp_path: Path
 ) -> None:
-    """The bundled sample board (40 postings, some of them one job) gives one draft job per merged
-    listing; a second search submits no draft job; and the same 40 postings as listing jobs under
-    new keys (as a later run, past the stream's duplicate window, sends them) reach dedupe and
-    submit no draft job either: the seen-set, not the stream, stops them."""
+    """A search published as raw JSON over the bundled sample board (40 postings, some of them one
+    job) gives one draft job per merged listing; a second search submits no draft job; and the
+    same 40 postings as listing jobs under new keys (as a later run, past the stream's duplicate
+    window, sends them) reach dedupe and submit no draft job either: the seen-set stops them."""
     settings = pipeline_settings(namespace, nats_server.url)
     async with (
         following(settings) as (check, publisher),
@@ -132,7 +157,7 @@ async def test_search_flows_to_draft_jobs_and_a_second_run_drafts_nothing(
     ):
         await fetch.start()
         await dedupe.start()
-        await search(publisher, "run1")
+        await raw_search(check, "run1")
         first = await drain_run(check, runs=1)
         assert len(first) == 40
         drafts = drafts_by_listing(await jobs_on(check, QUEUES["draft"]))
