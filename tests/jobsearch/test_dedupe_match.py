@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
-from jobsearch.dedupe import match, normalise
+from jobsearch.dedupe import match, merge, normalise
 from jobsearch.dedupe.store import SeenSet
-from jobsearch.listing import Listing
+from jobsearch.listing import Listing, Salary
 from jobsearch.profile import Search
 
 TEXT = (
@@ -197,3 +198,22 @@ def test_company_named_shorter_matches_only_on_the_same_text(tmp_path: Path) -> 
     a, b, c = run(tmp_path, own, short, bakery)
     assert a == b
     assert c != a
+
+
+def test_merged_listing_keeps_every_source_and_the_earliest_date() -> None:
+    """An aggregator posting first, the company board second: the merged listing keeps its id, both
+    sources, the earliest posted date, and shows the company board's URL and title."""
+    aggregator = posting(
+        "rok-1", "Backend Engineer (m/w/d)", board="remoteok", url="https://remoteok.example/1",
+        posted_at=date(2026, 11, 3), salary=Salary(min=70_000, max=90_000, currency="EUR"),
+    )  # fmt: skip
+    own = posting("1", "Backend Engineer", posted_at=date(2026, 11, 5), locations=["Berlin", "Remote (EU)"])
+    merged = merge.add(merge.create(aggregator, datetime(2026, 11, 6, tzinfo=UTC)), own)
+    assert merged.id == merge.merged_id(aggregator.key)
+    assert [s.board for s in merged.sources] == ["greenhouse", "remoteok"]
+    assert merged.url == own.url
+    assert merged.title == "Backend Engineer"
+    assert merged.posted_at == date(2026, 11, 3)
+    assert merged.salary == aggregator.salary
+    assert merged.locations == ["Berlin, Germany", "Remote (EU)"]
+    assert merge.add(merged, own) == merged
