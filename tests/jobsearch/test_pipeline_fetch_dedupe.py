@@ -27,7 +27,7 @@ from jobsearch.dedupe.store import read_listings
 from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, DraftJob, ListingJob, SearchJob
 from jobsearch.profile import Person, Profile, Sample
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration, pytest.mark.chaos]
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _JOB = msgspec.json.Decoder(Job)
 
@@ -191,6 +191,7 @@ async def test_search_flows_to_draft_jobs_and_a_second_run_drafts_nothing(
         assert not [p for p in fetch.processes + dedupe.processes if p.crashed]
 
 
+@pytest.mark.chaos
 async def test_dedupe_killed_mid_run_loses_nothing_and_drafts_nothing_twice(
     nats_server: EmbeddedServer, namespace: str, tmp_path: Path
 ) -> None:
