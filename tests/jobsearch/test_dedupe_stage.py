@@ -9,6 +9,8 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from jetjobs import ConfigError
+from jobsearch.app import build_app
 from jobsearch.dedupe import Dedupe
 from jobsearch.dedupe.store import SeenSet, read_listings
 from jobsearch.jobs import DraftJob, ListingJob, SearchJob
@@ -163,3 +165,16 @@ def test_example_search_job_decodes(repo_root: Path) -> None:
     raw = (repo_root / "schemas" / "jobsearch" / "examples" / "search.json").read_bytes()
     search = msgspec.json.decode(raw, type=SearchJob)
     assert search.profile.person.name == "Mara Lindqvist"
+
+
+def test_an_unwritable_database_path_fails_at_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`jobsearch serve dedupe` with JOBSEARCH_DB under a file (not a folder) fails when the stage
+    is registered, naming the path and the variables; a good path creates nothing at that time."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("JOBSEARCH_DB", str(blocker / "jobsearch.sqlite"))
+    with pytest.raises(ConfigError, match="JOBSEARCH_DATA_DIR or JOBSEARCH_DB"):
+        build_app(["dedupe"])
+    monkeypatch.setenv("JOBSEARCH_DB", str(tmp_path / "new" / "jobsearch.sqlite"))
+    build_app(["dedupe"])
+    assert not (tmp_path / "new").exists()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from jetjobs import App, JobContext
-from jobsearch.dedupe.service import Dedupe, draft_job_id, draft_key
+from jobsearch.dedupe.service import Dedupe, check_db_path, draft_job_id, draft_key
 from jobsearch.jobs import DRAFT, LISTING, QUEUES, DraftJob, ListingJob
 from jobsearch.settings import load_pipeline_settings
 
@@ -20,7 +20,9 @@ __all__ = ["Dedupe", "draft_job_id", "draft_key", "register"]
 
 def register(app: App) -> Dedupe:
     """Register the dedupe stage's handler (`jobsearch.listing`); its seen-set closes with `aclose`."""
-    dedupe = Dedupe(load_pipeline_settings().db_path)
+    db_path = load_pipeline_settings().db_path
+    check_db_path(db_path)
+    dedupe = Dedupe(db_path)
 
     @app.job(LISTING, payload=ListingJob)
     async def dedupe_listing(ctx: JobContext, job: ListingJob) -> dict[str, Any]:
