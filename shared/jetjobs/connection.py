@@ -19,6 +19,7 @@ import nats
 import platformdirs
 from nats.aio.client import Client as NATS
 
+from jetjobs.connection_events import ConnectionEvents
 from jetjobs.embedded import EmbeddedServer
 from jetjobs.errors import ConfigError
 from jetjobs.settings import NatsSettings
@@ -80,7 +81,10 @@ async def connect(url: str, settings: NatsSettings, *, name: str = "jetjobs") ->
     try:
         # With unlimited reconnects nats-py retries a failed *first* connect forever, too: bound it.
         with anyio.fail_after(deadline):
-            return await nats.connect(servers, name=name, **options)
+            events = ConnectionEvents()  # one log line per disconnect, reconnect and error
+            nc = await nats.connect(servers, name=name, **options, **events.callbacks())
+            events.bind(nc)
+            return nc
     except TimeoutError:
         raise ConfigError(f"NATS_URL={url}: cannot connect (no answer within {deadline:g}s)") from None
     except Exception as exc:

@@ -67,12 +67,18 @@ class StatusRecord(msgspec.Struct, kw_only=True, frozen=True):
     id: JobId
     type: str
     state: JobState
+    # Executions started so far (each claim counts one); deliveries that never ran do not count.
     attempt: int = 0
     worker: str | None = None
     updated_at: datetime
     result: Any = None
     error: str | None = None
     dead_reason: DeadReason | None = None
+    # The JetStream delivery count of the delivery that wrote this record (a `running` claim):
+    # an older delivery of the same message that wakes up later sees that it is stale.
+    delivery: int = 0
+    # A later delivery found this ending unannounced and announced it (at most once per job).
+    announced: bool = False
 
 
 class DeadLetter(msgspec.Struct, kw_only=True, frozen=True):

@@ -2,11 +2,15 @@
 
 Order of writes, chosen so that a crash at any point loses nothing and completes nothing twice:
 1. admit: decode the envelope, find the handler, convert the payload; any failure → DLQ `invalid`;
-2. read the ledger: terminal → settle without running; too many deliveries → DLQ `exhausted`;
+2. read the ledger: terminal → settle without running; max_attempts executions → DLQ `exhausted`;
 3. CAS `running` (attempt n): from here a newer attempt fences this one out;
 4. run the handler under the job's timeout;
 5. CAS the outcome against the `running` revision; only if that wins: ack / nak(delay) / DLQ+term;
    if it lost to an operator's `cancelled` (see jetjobs.cancel): term, and the entry stays cancelled.
+
+An attempt is an execution, not a delivery: the attempt number is the ledger's count of claims
+plus one. A delivery handed back unstarted (released at shutdown, NAKed by the supervisor for a
+worker that never started it, left to a live holder) costs the job nothing.
 """
 
 from __future__ import annotations
@@ -136,12 +140,12 @@ class Executor:
         return handler, payload
 
     async def process(self, msg: Msg) -> None:
-        """Run one delivery to its end. Never raises, except cancellation (shutdown)."""
-        attempt = msg.metadata.num_delivered
+        """Run one delivery to its end. Never raises once decoded, except cancellation (shutdown)."""
+        delivery = msg.metadata.num_delivered
         try:
             job = self.decode(msg)
         except InvalidJob as exc:
-            await self._dead_letter(msg, None, attempt, "invalid", str(exc))
+            await self._dead_letter(msg, None, delivery, "invalid", str(exc))
             await self._finish(msg, "term")
             self._count("invalid", f"invalid-{msg.metadata.sequence.stream}", error=str(exc))
             log.warning("job.invalid", stream_seq=msg.metadata.sequence.stream, error=str(exc))
@@ -154,43 +158,55 @@ class Executor:
                 "messaging.message.id": headers.get("Nats-Msg-Id", job.id),
                 "messaging.consumer.group.name": msg.metadata.consumer,
                 "messaging.nats.stream_sequence": msg.metadata.sequence.stream,
-                "messaging.nats.delivery_attempt": attempt,
+                "messaging.nats.delivery_attempt": delivery,
                 "jetjobs.job.id": job.id,
                 "jetjobs.job.type": job.type,
-                "jetjobs.job.attempt": attempt,
             }
 
         with telemetry.consumer_span(msg.subject, headers, span_attributes):
             # Bound for every log line of this job, the handler's own included. (Tokens, not
             # `bound_contextvars`, which scans the whole context twice per job.)
             tokens = structlog.contextvars.bind_contextvars(
-                job_id=job.id, type=job.type, attempt=attempt, **telemetry.log_ids()
+                job_id=job.id, type=job.type, delivery=delivery, **telemetry.log_ids()
             )
             try:
-                await self._process_job(msg, job, attempt)
+                await self._process_job(msg, job, delivery)
+            except Exception as exc:
+                # Ledger or stream I/O failed (connection lost, no reply): the lease expires or
+                # the supervisor NAKs, and the job comes back. Logged here, inside the job's context.
+                self.lease.release(msg)
+                log.error("job.process_failed", error=describe(exc))
             finally:
                 structlog.contextvars.reset_contextvars(**tokens)
 
-    async def _process_job(self, msg: Msg, job: Job, attempt: int) -> None:
+    async def _process_job(self, msg: Msg, job: Job, delivery: int) -> None:
         try:
             handler, payload = self.resolve(msg, job)
         except InvalidJob as exc:
             # A well-formed job that cannot run: dead under its own id, so status and DLQ agree.
             record, revision = await self.ledger.get(job.id)
             if record is not None and record.state in TERMINAL_STATES:
-                await self._settle_terminal(msg, job, record, attempt)
+                await self._settle_terminal(msg, job, record, revision, delivery)
             else:
-                await self._die(msg, job, attempt, revision, Dead("invalid", str(exc)))
+                await self._die(msg, job, delivery, revision, Dead("invalid", str(exc)))
             log.warning("job.invalid", error=str(exc))
             return
-        await self._process_valid(msg, job, handler, payload, attempt)
-
-    async def _process_valid(self, msg: Msg, job: Job, handler: Handler, payload: Any, attempt: int) -> None:
-        running = await self._claim(msg, job, attempt)
-        if running is None:
+        claimed = await self._claim(msg, job, delivery)
+        if claimed is None:
             return
+        running, attempt = claimed
+        tokens = structlog.contextvars.bind_contextvars(attempt=attempt)
+        telemetry.mark_attempt(attempt)
+        try:
+            await self._process_valid(msg, job, handler, payload, attempt=attempt, running=running)
+        finally:
+            structlog.contextvars.reset_contextvars(**tokens)
+
+    async def _process_valid(
+        self, msg: Msg, job: Job, handler: Handler, payload: Any, *, attempt: int, running: int
+    ) -> None:
         if self.metrics is not None:
-            self.metrics.job_started(job.type, redelivered=attempt > 1)
+            self.metrics.job_started(job.type, redelivered=msg.metadata.num_delivered > 1)
         started = time.monotonic()
         try:
             result, error = await self._run(handler, job, payload, attempt, msg), None
@@ -219,23 +235,23 @@ class Executor:
             error=None if isinstance(outcome, Succeeded) else outcome.error,
         )
 
-    async def _claim(self, msg: Msg, job: Job, attempt: int) -> int | None:  # noqa: PLR0911 - one exit per ledger state
-        """Record `running` for this attempt; None when the job must not run (already settled)."""
+    async def _claim(self, msg: Msg, job: Job, delivery: int) -> tuple[int, int] | None:  # noqa: PLR0911 - one exit per ledger state
+        """Record `running` for the next attempt: (revision, attempt), or None when it must not run."""
         hint = (msg.headers or {}).get(LEDGER_REVISION_HEADER, "")
-        if attempt == 1 and hint.isdigit():
+        if delivery == 1 and hint.isdigit():
             # First delivery of a job the publisher recorded `queued`: claim without reading. If
             # anything changed since (a cancel, a requeue), the compare-and-set fails: read below.
             claimed = await self.ledger.write(
-                transition(job, "running", attempt=attempt, worker=self.worker_id), int(hint)
+                transition(job, "running", attempt=1, worker=self.worker_id, delivery=delivery), int(hint)
             )
             if claimed is not None:
-                return claimed
+                return claimed, 1
         for _ in range(_CLAIM_TRIES):
             record, revision = await self.ledger.get(job.id)
             if record is not None and record.state in TERMINAL_STATES:
-                await self._settle_terminal(msg, job, record, attempt)
+                await self._settle_terminal(msg, job, record, revision, delivery)
                 return None
-            if record is not None and record.state == "running" and record.attempt > attempt:
+            if record is not None and record.state == "running" and record.delivery > delivery:
                 # A newer delivery of this job holds it; this one is stale (a paused worker woke up).
                 self.lease.release(msg)
                 self._count("stale", job.id, job.type)
@@ -259,17 +275,20 @@ class Executor:
                 self._count("held_elsewhere", job.id, job.type)
                 log.info("job.held_elsewhere", holder=record.worker, holder_attempt=record.attempt)
                 return None
-            if attempt > job.max_attempts:
-                error = f"delivered {attempt} times without finishing (max_attempts={job.max_attempts})"
+            ran = record.attempt if record is not None else 0
+            if ran >= job.max_attempts:
+                # The last execution never recorded an outcome (its worker died or lost the ledger).
+                error = f"ran {ran} times without finishing (max_attempts={job.max_attempts})"
                 if record is not None and record.error:
                     error += f"; last error: {record.error}"
-                await self._die(msg, job, attempt, revision, Dead("exhausted", error))
+                await self._die(msg, job, ran, revision, Dead("exhausted", error))
                 return None
             claimed = await self.ledger.write(
-                transition(job, "running", attempt=attempt, worker=self.worker_id), revision
+                transition(job, "running", attempt=ran + 1, worker=self.worker_id, delivery=delivery),
+                revision,
             )
             if claimed is not None:
-                return claimed
+                return claimed, ran + 1
             # The entry changed between read and write (the publisher's `queued` record landing,
             # or another delivery): read again and decide again.
         self.lease.release(msg)
@@ -351,7 +370,9 @@ class Executor:
         self._count("invalid" if outcome.reason == "invalid" else "dead", job.id, job.type, outcome.error)
         return None
 
-    async def _settle_terminal(self, msg: Msg, job: Job, record: StatusRecord, attempt: int) -> None:
+    async def _settle_terminal(
+        self, msg: Msg, job: Job, record: StatusRecord, revision: int, delivery: int
+    ) -> None:
         """A delivery of a job that already ended: finish it without running the handler."""
         if record.state == "dead" and await self.dead_letters.show(job.id) is None:
             # The previous attempt recorded `dead` but crashed before writing the dead letter.
@@ -360,12 +381,35 @@ class Executor:
             )
         await self._finish(msg, "ack" if record.state == "succeeded" else "term")
         self._count("cancelled" if record.state == "cancelled" else "skipped", job.id, job.type)
-        log.info("job.already_finished", state=record.state, delivery=attempt)
+        log.info("job.already_finished", state=record.state)
+        if record.state in ("succeeded", "dead") and not record.announced:
+            await self._announce_late(job, record, revision)
 
-    async def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
+    async def _announce_late(self, job: Job, record: StatusRecord, revision: int) -> None:
+        """Announce an ending whose delivery came back unacked, once: whoever marks it first.
+
+        The delivery that recorded it acks before it announces, so one that comes back was most
+        likely never announced (its worker died, or its ledger write timed out and the outcome
+        was unknown). The mark is a compare-and-set, so of many such deliveries one announces.
+        """
+        marked = msgspec.structs.replace(record, announced=True)
+        if await self.ledger.write(marked, revision) is None:
+            return  # changed meanwhile: another delivery announced it, or an operator acted
+        assert record.state in ("succeeded", "dead")
+        await self._announce(job, record.state, record.attempt, worker=record.worker)
+        log.info("job.announced_late", state=record.state, recorded_by=record.worker)
+
+    async def _announce(
+        self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int, *, worker: str | None = None
+    ) -> None:
         """Tell listeners on `<ns>.events.job.<outcome>` (fire and forget: never blocks the job)."""
         event = JobEvent(
-            job_id=job.id, type=job.type, outcome=outcome, attempt=attempt, worker=self.worker_id, at=utcnow()
+            job_id=job.id,
+            type=job.type,
+            outcome=outcome,
+            attempt=attempt,
+            worker=worker or self.worker_id,
+            at=utcnow(),
         )
         try:
             await self.publisher.nc.publish(self.events_prefix + outcome, _EVENT_ENCODER.encode(event))

@@ -119,6 +119,7 @@ def transition(
     result: Any = None,
     error: str | None = None,
     dead_reason: DeadReason | None = None,
+    delivery: int = 0,
 ) -> StatusRecord:
     """The next record of a job, keeping nothing stale from the previous one."""
     return StatusRecord(
@@ -131,4 +132,5 @@ def transition(
         result=result,
         error=error,
         dead_reason=dead_reason,
+        delivery=delivery,
     )
