@@ -52,6 +52,7 @@ class ConnectionEvents:
 
     def __init__(self) -> None:
         self.nc: NATS | None = None
+        self.server: str | None = None  # the server it is (or was last) connected to
         self.disconnected_at: float | None = None
         self.failed_attempts = 0
         self._seen: set[str] = set()  # kinds of network error already logged in this outage
@@ -67,8 +68,9 @@ class ConnectionEvents:
     def bind(self, nc: NATS) -> None:
         """The connection is up: from now on, its events are logged."""
         self.nc = nc
+        self.server = self._connected_server()
 
-    def _server(self) -> str | None:
+    def _connected_server(self) -> str | None:
         url: Any = self.nc.connected_url if self.nc is not None else None
         return url.netloc if url is not None else None
 
@@ -79,16 +81,17 @@ class ConnectionEvents:
         self.disconnected_at = time.monotonic()
         self.failed_attempts = 0
         self._seen.clear()
-        log.warning("nats.disconnected", server=self._server())
+        log.warning("nats.disconnected", server=self.server)
 
     async def on_reconnected(self) -> None:
         """Log the return, with how long the connection was away."""
         if self.nc is None:
             return
         away = time.monotonic() - self.disconnected_at if self.disconnected_at is not None else None
+        self.server = self._connected_server()
         log.warning(
             "nats.reconnected",
-            server=self._server(),
+            server=self.server,
             away_s=round(away, 2) if away is not None else None,
             failed_attempts=self.failed_attempts,
             reconnects=self.nc.stats["reconnects"],
