@@ -382,7 +382,8 @@ class Executor:
         await self._finish(msg, "ack" if record.state == "succeeded" else "term")
         self._count("cancelled" if record.state == "cancelled" else "skipped", job.id, job.type)
         log.info("job.already_finished", state=record.state)
-        if record.state in ("succeeded", "dead") and not record.announced:
+        if record.state in ("succeeded", "dead") and not record.announced and delivery > 1:
+            # A redelivery (not a first delivery of the same id sent again later).
             await self._announce_late(job, record, revision)
 
     async def _announce_late(self, job: Job, record: StatusRecord, revision: int) -> None:
