@@ -77,8 +77,6 @@ class StatusRecord(msgspec.Struct, kw_only=True, frozen=True):
     # The JetStream delivery count of the delivery that wrote this record (a `running` claim):
     # an older delivery of the same message that wakes up later sees that it is stale.
     delivery: int = 0
-    # A later delivery found this ending unannounced and announced it (at most once per job).
-    announced: bool = False
 
 
 class DeadLetter(msgspec.Struct, kw_only=True, frozen=True):

@@ -24,10 +24,12 @@ from typing import Any, Literal
 
 import anyio
 import msgspec
+import nats.errors
 import structlog
 from nats.aio.msg import Msg
 
 from jetjobs import telemetry
+from jetjobs.acks import StreamError
 from jetjobs.app import App, Handler, JobContext
 from jetjobs.deadletter import DeadLetters
 from jetjobs.envelope import (
@@ -51,6 +53,9 @@ from jetjobs.settings import Settings
 log = structlog.get_logger("jetjobs.worker")
 
 _CLAIM_TRIES = 5
+# A ledger request the server did not answer (restarting, paused, failing over): it may have landed.
+_UNANSWERED = (TimeoutError, StreamError, nats.errors.Error, OSError)
+_READ_BACK_PAUSE = 0.5
 _EVENT_ENCODER = msgspec.json.Encoder()
 
 
@@ -186,7 +191,7 @@ class Executor:
             # A well-formed job that cannot run: dead under its own id, so status and DLQ agree.
             record, revision = await self.ledger.get(job.id)
             if record is not None and record.state in TERMINAL_STATES:
-                await self._settle_terminal(msg, job, record, revision, delivery)
+                await self._settle_terminal(msg, job, record)
             else:
                 await self._die(msg, job, delivery, revision, Dead("invalid", str(exc)))
             log.warning("job.invalid", error=str(exc))
@@ -249,7 +254,7 @@ class Executor:
         for _ in range(_CLAIM_TRIES):
             record, revision = await self.ledger.get(job.id)
             if record is not None and record.state in TERMINAL_STATES:
-                await self._settle_terminal(msg, job, record, revision, delivery)
+                await self._settle_terminal(msg, job, record)
                 return None
             if record is not None and record.state == "running" and record.delivery > delivery:
                 # A newer delivery of this job holds it; this one is stale (a paused worker woke up).
@@ -338,14 +343,14 @@ class Executor:
                 record = transition(
                     job, "succeeded", attempt=attempt, worker=self.worker_id, result=self._result(result)
                 )
-                if await self.ledger.write(record, revision) is None:
+                if await self._write_outcome(record, revision) is None:
                     return await self._fenced(msg, job)
                 await self._finish(msg, "ack")
                 await self._announce(job, "succeeded", attempt)
                 self._count("succeeded", job.id, job.type)
             case RetryLater(delay, error):
                 record = transition(job, "failed", attempt=attempt, worker=self.worker_id, error=error)
-                if await self.ledger.write(record, revision) is None:
+                if await self._write_outcome(record, revision) is None:
                     return await self._fenced(msg, job)
                 await self._finish(msg, "nak", delay)
                 self._count("retried", job.id, job.type, error)
@@ -362,7 +367,7 @@ class Executor:
             error=outcome.error,
             dead_reason=outcome.reason,
         )
-        if await self.ledger.write(record, revision) is None:
+        if await self._write_outcome(record, revision) is None:
             return await self._fenced(msg, job)
         await self._dead_letter(msg, job, attempt, outcome.reason, outcome.error)
         await self._finish(msg, "term")
@@ -370,9 +375,7 @@ class Executor:
         self._count("invalid" if outcome.reason == "invalid" else "dead", job.id, job.type, outcome.error)
         return None
 
-    async def _settle_terminal(
-        self, msg: Msg, job: Job, record: StatusRecord, revision: int, delivery: int
-    ) -> None:
+    async def _settle_terminal(self, msg: Msg, job: Job, record: StatusRecord) -> None:
         """A delivery of a job that already ended: finish it without running the handler."""
         if record.state == "dead" and await self.dead_letters.show(job.id) is None:
             # The previous attempt recorded `dead` but crashed before writing the dead letter.
@@ -382,35 +385,46 @@ class Executor:
         await self._finish(msg, "ack" if record.state == "succeeded" else "term")
         self._count("cancelled" if record.state == "cancelled" else "skipped", job.id, job.type)
         log.info("job.already_finished", state=record.state)
-        if record.state in ("succeeded", "dead") and not record.announced and delivery > 1:
-            # A redelivery (not a first delivery of the same id sent again later).
-            await self._announce_late(job, record, revision)
 
-    async def _announce_late(self, job: Job, record: StatusRecord, revision: int) -> None:
-        """Announce an ending whose delivery came back unacked, once: whoever marks it first.
+    async def _write_outcome(self, record: StatusRecord, revision: int) -> int | None:
+        """Write an outcome over the attempt's `running` revision; None when a newer write won.
 
-        The delivery that recorded it acks before it announces, so one that comes back was most
-        likely never announced (its worker died, or its ledger write timed out and the outcome
-        was unknown). The mark is a compare-and-set, so of many such deliveries one announces.
+        When the server does not answer (restarting, paused) it is unknown whether the write
+        landed. The entry is read back once the server answers, and written again only if it is
+        still this attempt's `running`, for up to `publish_retry_for` seconds. So the worker that
+        recorded an ending knows it, and it alone announces it: at most one event per job, and a
+        lost reply does not lose it.
         """
-        marked = msgspec.structs.replace(record, announced=True)
-        if await self.ledger.write(marked, revision) is None:
-            return  # changed meanwhile: another delivery announced it, or an operator acted
-        assert record.state in ("succeeded", "dead")
-        await self._announce(job, record.state, record.attempt, worker=record.worker)
-        log.info("job.announced_late", state=record.state, recorded_by=record.worker)
+        deadline = anyio.current_time() + self.settings.publish_retry_for
+        while True:
+            try:
+                return await self.ledger.write(record, revision)
+            except _UNANSWERED as exc:
+                if anyio.current_time() >= deadline:
+                    raise
+                log.warning("job.outcome_unconfirmed", state=record.state, error=describe(exc))
+            while True:
+                try:
+                    current, current_revision = await self.ledger.get(record.id)
+                    break
+                except _UNANSWERED:
+                    if anyio.current_time() >= deadline:
+                        raise
+                    await anyio.sleep(_READ_BACK_PAUSE)
+            if current is not None and (current.state, current.attempt, current.worker) == (
+                record.state,
+                record.attempt,
+                record.worker,
+            ):
+                return current_revision  # it had landed
+            if current_revision != revision:
+                return None  # a newer attempt, or an operator, wrote since
+            # Still this attempt's `running` entry: the write never landed; write it again.
 
-    async def _announce(
-        self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int, *, worker: str | None = None
-    ) -> None:
+    async def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
         """Tell listeners on `<ns>.events.job.<outcome>` (fire and forget: never blocks the job)."""
         event = JobEvent(
-            job_id=job.id,
-            type=job.type,
-            outcome=outcome,
-            attempt=attempt,
-            worker=worker or self.worker_id,
-            at=utcnow(),
+            job_id=job.id, type=job.type, outcome=outcome, attempt=attempt, worker=self.worker_id, at=utcnow()
         )
         try:
             await self.publisher.nc.publish(self.events_prefix + outcome, _EVENT_ENCODER.encode(event))

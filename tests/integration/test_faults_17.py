@@ -201,7 +201,7 @@ async def test_item4_sweep_counts_only_what_it_handed_back(nc: NATS, settings: S
 
 
 class LedgerReplyLost:
-    """A ledger whose `succeeded` writes land but whose replies never come (a server pause)."""
+    """A ledger whose first `succeeded` write lands but whose reply never comes (a server pause)."""
 
     def __init__(self, ledger: Ledger) -> None:
         self.real_write = ledger.write
@@ -215,56 +215,79 @@ class LedgerReplyLost:
         return written
 
 
-async def _completion_reply_lost(nc: NATS, settings: Settings) -> tuple[str, list[JobEvent], LogLines]:
-    """Run one job whose completion write lands but times out; return its events and log lines."""
+class LedgerAway:
+    """A ledger that answers nothing about completions for `seconds` (a server away that long)."""
+
+    def __init__(self, ledger: Ledger, seconds: float) -> None:
+        self.real_write = ledger.write
+        self.real_get = ledger.get
+        self.until = anyio.current_time() + seconds
+
+    def _away(self) -> bool:
+        return anyio.current_time() < self.until
+
+    async def write(self, record: StatusRecord, revision: int) -> int | None:
+        if self._away() and record.state == "succeeded":
+            raise TimeoutError("no reply within 5.0s")
+        return await self.real_write(record, revision)
+
+    async def get(self, job_id: str) -> tuple[StatusRecord | None, int]:
+        if self._away():
+            raise TimeoutError("no reply within 5.0s")
+        return await self.real_get(job_id)
+
+
+async def test_item5_completion_whose_reply_was_lost_is_announced_once(nc: NATS, settings: Settings) -> None:
+    """A completion whose ledger write landed but whose reply was lost is still announced, once.
+
+    The worker reads the entry back, finds its own `succeeded`, acks and announces: exactly one
+    event, carrying the attempt and worker the ledger holds, and the handler ran once.
+    """
     topology = Topology(settings)
     events: list[JobEvent] = []
-    announced = anyio.Event()
 
     async def on_event(msg: Any) -> None:
         events.append(msgspec.json.decode(msg.data, type=JobEvent))
-        announced.set()
 
     sub = await nc.subscribe(topology.events_subject("job.>"), cb=on_event)
     runs: list[tuple[str, int]] = []
-    with log_lines() as lines:
-        async with running_worker(recording_app(runs), nc, settings) as (worker, outcomes):
-            assert worker.executor is not None
-            lossy = LedgerReplyLost(worker.executor.ledger)
-            worker.executor.ledger.write = lossy.write  # type: ignore[method-assign]
-            job = await Publisher(nc, settings).enqueue("record", {})
-            # The redelivery (after ack_wait) finds the job `succeeded` and acks it without
-            # running it; its announcement, if any, comes right after.
-            await outcomes.wait_for(job.id, "skipped")
-            with anyio.move_on_after(5):
-                await announced.wait()
+    async with running_worker(recording_app(runs), nc, settings) as (worker, outcomes):
+        assert worker.executor is not None
+        lossy = LedgerReplyLost(worker.executor.ledger)
+        worker.executor.ledger.write = lossy.write  # type: ignore[method-assign]
+        job = await Publisher(nc, settings).enqueue("record", {})
+        await outcomes.wait_for(job.id, "succeeded")
+        await nc.flush()
     await sub.unsubscribe()
-    assert runs == [(job.id, 1)], runs
-    return job.id, events, lines
-
-
-async def test_item5_ending_found_by_a_redelivery_is_announced_once(nc: NATS, settings: Settings) -> None:
-    """A completion whose ledger write timed out is announced by the delivery that finds it done.
-
-    The write landed but its reply was lost, so the worker could not announce; the redelivery
-    finds `succeeded`, acks it without running it, and announces it: exactly one event, carrying
-    the attempt and worker the ledger holds; the ledger marks it announced.
-    """
-    job_id, events, _ = await _completion_reply_lost(nc, settings)
-    record = await status_of(nc, settings, job_id)
+    record = await status_of(nc, settings, job.id)
+    assert lossy.lost == [job.id]
+    assert runs == [(job.id, 1)]
     assert [(e.job_id, e.outcome, e.attempt, e.worker) for e in events] == [
-        (job_id, "succeeded", record.attempt, record.worker)
+        (job.id, "succeeded", record.attempt, record.worker)
     ]
-    assert record.announced
 
 
 async def test_item6_process_failed_names_the_job(nc: NATS, settings: Settings) -> None:
-    """`job.process_failed` (a ledger or stream request that failed) carries the job's id."""
-    job_id, _, lines = await _completion_reply_lost(nc, settings)
+    """`job.process_failed` (the ledger did not answer for longer than publish_retry_for) names
+    the job; the job comes back after its lease and succeeds at its second attempt.
+    """
+    s = msgspec.structs.replace(settings, publish_retry_for=1.0)
+    with log_lines() as lines:
+        async with running_worker(recording_app([]), nc, s) as (worker, outcomes):
+            assert worker.executor is not None
+            ledger = worker.executor.ledger
+            away = LedgerAway(ledger, seconds=1.5)
+            ledger.write = away.write  # type: ignore[method-assign]
+            ledger.get = away.get  # type: ignore[method-assign]
+            job = await Publisher(nc, s).enqueue("record", {})
+            await outcomes.wait_for(job.id, "succeeded")
     failed = lines.named("job.process_failed")
     assert len(failed) == 1, lines.lines
-    assert failed[0]["job_id"] == job_id
+    assert failed[0]["job_id"] == job.id
+    assert failed[0]["type"] == "record"
     assert failed[0]["error"] == "TimeoutError: no reply within 5.0s"
+    record = await status_of(nc, s, job.id)
+    assert (record.state, record.attempt) == ("succeeded", 2)
 
 
 async def test_item7_connection_events_are_one_line_each(
