@@ -396,21 +396,19 @@ class Executor:
         lost reply does not lose it.
         """
         deadline = anyio.current_time() + self.settings.publish_retry_for
+        unanswered = False
         while True:
             try:
-                return await self.ledger.write(record, revision)
+                written = await self.ledger.write(record, revision)
+                # A lost compare-and-set after an unanswered attempt may have lost to that attempt.
+                if written is not None or not unanswered:
+                    return written
             except _UNANSWERED as exc:
                 if anyio.current_time() >= deadline:
                     raise
+                unanswered = True
                 log.warning("job.outcome_unconfirmed", state=record.state, error=describe(exc))
-            while True:
-                try:
-                    current, current_revision = await self.ledger.get(record.id)
-                    break
-                except _UNANSWERED:
-                    if anyio.current_time() >= deadline:
-                        raise
-                    await anyio.sleep(_READ_BACK_PAUSE)
+            current, current_revision = await self._read_back(record.id, deadline)
             if current is not None and (current.state, current.attempt, current.worker) == (
                 record.state,
                 record.attempt,
@@ -419,7 +417,17 @@ class Executor:
                 return current_revision  # it had landed
             if current_revision != revision:
                 return None  # a newer attempt, or an operator, wrote since
-            # Still this attempt's `running` entry: the write never landed; write it again.
+            # Still this attempt's `running` entry: the write has not landed; write it again.
+
+    async def _read_back(self, job_id: str, deadline: float) -> tuple[StatusRecord | None, int]:
+        """The job's entry, asked again until the server answers or `deadline` passes."""
+        while True:
+            try:
+                return await self.ledger.get(job_id)
+            except _UNANSWERED:
+                if anyio.current_time() >= deadline:
+                    raise
+                await anyio.sleep(_READ_BACK_PAUSE)
 
     async def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
         """Tell listeners on `<ns>.events.job.<outcome>` (fire and forget: never blocks the job)."""
