@@ -53,8 +53,9 @@ from jetjobs.settings import Settings
 log = structlog.get_logger("jetjobs.worker")
 
 _CLAIM_TRIES = 5
-# A ledger request the server did not answer (restarting, paused, failing over): it may have landed.
-_UNANSWERED = (TimeoutError, StreamError, nats.errors.Error, OSError)
+# A ledger request that failed without a compare-and-set verdict (no reply, no stream leader, an
+# unreadable reply, a connection being re-established): the write may have landed or not.
+_UNANSWERED = (TimeoutError, StreamError, nats.errors.Error, OSError, msgspec.DecodeError)
 _READ_BACK_PAUSE = 0.5
 _EVENT_ENCODER = msgspec.json.Encoder()
 
