@@ -129,6 +129,7 @@ class Supervisor:
                             continue
                         with anyio.CancelScope(shield=True):  # a restart must not cut a recovery short
                             await self._on_entry(entry)
+                        self._last_entry = anyio.current_time()  # a long recovery is not a silence
             finally:
                 with anyio.CancelScope(shield=True):
                     await watcher.stop()
