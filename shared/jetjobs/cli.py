@@ -35,7 +35,7 @@ from jetjobs.operate import add_delay_options, add_job_arguments, add_log_comman
 from jetjobs.publisher import Publisher
 from jetjobs.schema_export import check_schemas, write_schemas
 from jetjobs.settings import Settings, load_settings
-from jetjobs.supervisor import Supervisor, live_workers
+from jetjobs.supervisor import Supervisor, current_leader, live_workers
 from jetjobs.topology import Topology
 from jetjobs.worker import new_worker_id, run_worker
 
@@ -215,17 +215,25 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
 
 async def cmd_workers(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     beats = await live_workers(nc, settings)
+    leader = await current_leader(nc, settings)
     if args.json:
-        _print(beats)
+        _print([msgspec.to_builtins(beat) | {"leader": beat.id == leader} for beat in beats])
         return 0
     now = utcnow()
     for beat in beats:
         age = (now - beat.beat_at).total_seconds()
+        role = "leader" if beat.id == leader else ""
         print(
-            f"{beat.id:<32} {beat.host}:{beat.pid:<8} queues={','.join(beat.queues):<16} "
+            f"{beat.id:<32} {role:<7}{beat.host}:{beat.pid:<8} queues={','.join(beat.queues):<16} "
             f"in_flight={len(beat.in_flight)}/{beat.concurrency:<5} last_beat={age:.1f}s ago  v{beat.version}"
         )
-    print(f"{len(beats)} live worker(s)")
+    if leader is None:
+        lead = "no supervisor leads"
+    elif any(beat.id == leader for beat in beats):
+        lead = f"supervisor leader: {leader}"
+    else:
+        lead = f"supervisor leader: {leader} (standalone)"
+    print(f"{len(beats)} live worker(s); {lead}")
     return 0
 
 

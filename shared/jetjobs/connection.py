@@ -33,6 +33,7 @@ import platformdirs
 import structlog
 from nats.aio.client import Client as NATS
 
+from jetjobs.connection_events import ConnectionEvents
 from jetjobs.embedded import EmbeddedServer
 from jetjobs.errors import ConfigError
 from jetjobs.redact import mask_url
@@ -116,7 +117,7 @@ class _FirstConnect:
     and its default callback logs a traceback for every attempt. This one raises `_GaveUp` out of
     nats-py's connect loop at the first refusal of the credentials (no other server will take
     them either) and once every server has failed otherwise. After the connect, errors of the
-    running connection are one log line each.
+    running connection go to `ConnectionEvents`.
     """
 
     def __init__(self, servers: int) -> None:
@@ -124,13 +125,14 @@ class _FirstConnect:
         self.failures: list[str] = []
         self.connecting = True
         self.closing = False  # a failed first connect being cleaned up: nothing more to say
+        self.events = ConnectionEvents()  # the running connection's callbacks
 
     async def on_error(self, exc: Exception) -> None:
         """The error callback given to nats-py."""
         if self.closing:
             return
         if not self.connecting:
-            log.warning("nats.error", error=mask_url(f"{type(exc).__name__}: {exc}"))
+            await self.events.on_error(exc)
             return
         reason, final = _why(exc)
         self.failures.append(reason)
@@ -155,7 +157,14 @@ async def connect(url: str, settings: NatsSettings, *, name: str = "jetjobs") ->
     nc = NATS()
     try:
         with anyio.fail_after(deadline):
-            await nc.connect(servers, name=name, error_cb=first.on_error, **options)
+            await nc.connect(
+                servers,
+                name=name,
+                error_cb=first.on_error,
+                disconnected_cb=first.events.on_disconnected,
+                reconnected_cb=first.events.on_reconnected,
+                **options,
+            )
     except BaseException as exc:
         first.closing = True
         with contextlib.suppress(Exception), anyio.move_on_after(1, shield=True):
@@ -170,6 +179,7 @@ async def connect(url: str, settings: NatsSettings, *, name: str = "jetjobs") ->
             ) from None
         raise
     first.connecting = False
+    first.events.bind(nc)  # from now on: one log line per disconnect, reconnect and error
     return nc
 
 

@@ -95,6 +95,7 @@ class StatusRecord(msgspec.Struct, kw_only=True, frozen=True):
     id: JobId
     type: str
     state: JobState
+    # Executions started so far (each claim counts one); deliveries that never ran do not count.
     attempt: int = 0
     worker: str | None = None
     updated_at: datetime
@@ -109,6 +110,9 @@ class StatusRecord(msgspec.Struct, kw_only=True, frozen=True):
     # a delivery, or by an older jetjobs): tells a redelivery of that message from another
     # message with the same id.
     stream_seq: int = 0
+    # The JetStream delivery count of the delivery that wrote this record (a `running` claim):
+    # an older delivery of the same message that wakes up later sees that it is stale.
+    delivery: int = 0
 
 
 class DeadLetter(msgspec.Struct, kw_only=True, frozen=True):

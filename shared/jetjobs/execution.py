@@ -5,13 +5,18 @@ Order of writes, chosen so that a crash at any point loses nothing and completes
    (an invalid message settles only a ledger entry that is its own: see `_refuse`); a `run_at`
    still ahead → handed to the server's scheduler, which delivers it again when due;
 2. read the ledger: terminal → settle without running (a second message naming a finished job is
-   reported as a `duplicate`); too many deliveries → DLQ `exhausted`;
-3. CAS `running` (attempt n) on the revision just read: from here a newer attempt fences this one
-   out. Never on a revision a message carries: a header says what its sender claims, not what the
-   entry is, and a CAS on the current revision of a `succeeded` entry would overwrite it;
+   reported as a `duplicate`); max_attempts executions → DLQ `exhausted`;
+3. CAS `running` (attempt n = executions so far + 1) on the revision just read: from here a newer
+   attempt fences this one out. Never on a revision a message carries: a header says what its
+   sender claims, not what the entry is, and a CAS on the current revision of a `succeeded` entry
+   would overwrite it;
 4. run the handler under the job's timeout;
 5. CAS the outcome against the `running` revision; only if that wins: ack / nak(delay) / DLQ+term;
    if it lost to an operator's `cancelled` (see jetjobs.cancel): term, and the entry stays cancelled.
+
+An attempt is an execution, not a delivery: the attempt number is the ledger's count of claims
+plus one. A delivery handed back unstarted (released at shutdown, NAKed by the supervisor for a
+worker that never started it, left to a live holder) costs the job nothing.
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ from typing import Any, Literal
 
 import anyio
 import msgspec
+import nats.errors
 import structlog
 from nats.aio.msg import Msg
 
 from jetjobs import telemetry
+from jetjobs.acks import StreamError
 from jetjobs.app import App, Handler, JobContext
 from jetjobs.deadletter import DeadLetters
 from jetjobs.envelope import (
@@ -54,6 +61,10 @@ from jetjobs.settings import Settings
 log = structlog.get_logger("jetjobs.worker")
 
 _CLAIM_TRIES = 5
+# A ledger request that failed without a compare-and-set verdict (no reply, no stream leader, an
+# unreadable reply, a connection being re-established): the write may have landed or not.
+_UNANSWERED = (TimeoutError, StreamError, nats.errors.Error, OSError, msgspec.DecodeError)
+_READ_BACK_PAUSE = 0.5
 _EVENT_ENCODER = msgspec.json.Encoder()
 # A `run_at` at most this far ahead runs now: clocks of client, server and worker differ a little.
 RUN_AT_TOLERANCE = 1.0
@@ -146,12 +157,12 @@ class Executor:
         return handler, payload
 
     async def process(self, msg: Msg) -> None:
-        """Run one delivery to its end. Never raises, except cancellation (shutdown)."""
-        attempt = msg.metadata.num_delivered
+        """Run one delivery to its end. Never raises once decoded, except cancellation (shutdown)."""
+        delivery = msg.metadata.num_delivered
         try:
             job = self.decode(msg)
         except InvalidJob as exc:
-            await self._dead_letter(msg, None, attempt, "invalid", str(exc))
+            await self._dead_letter(msg, None, delivery, "invalid", str(exc))
             await self._finish(msg, "term")
             self._count("invalid", f"invalid-{msg.metadata.sequence.stream}", error=str(exc))
             log.warning("job.invalid", stream_seq=msg.metadata.sequence.stream, error=str(exc))
@@ -164,103 +175,51 @@ class Executor:
                 "messaging.message.id": headers.get("Nats-Msg-Id", job.id),
                 "messaging.consumer.group.name": msg.metadata.consumer,
                 "messaging.nats.stream_sequence": msg.metadata.sequence.stream,
-                "messaging.nats.delivery_attempt": attempt,
+                "messaging.nats.delivery_attempt": delivery,
                 "jetjobs.job.id": job.id,
                 "jetjobs.job.type": job.type,
-                "jetjobs.job.attempt": attempt,
             }
 
         with telemetry.consumer_span(msg.subject, headers, span_attributes):
             # Bound for every log line of this job, the handler's own included. (Tokens, not
             # `bound_contextvars`, which scans the whole context twice per job.)
             tokens = structlog.contextvars.bind_contextvars(
-                job_id=job.id, type=job.type, attempt=attempt, **telemetry.log_ids()
+                job_id=job.id, type=job.type, delivery=delivery, **telemetry.log_ids()
             )
             try:
-                await self._process_job(msg, job, attempt)
+                await self._process_job(msg, job, delivery)
+            except Exception as exc:
+                # Ledger or stream I/O failed (connection lost, no reply): the lease expires or
+                # the supervisor NAKs, and the job comes back. Logged here, inside the job's context.
+                self.lease.release(msg)
+                log.error("job.process_failed", error=describe(exc))
             finally:
                 structlog.contextvars.reset_contextvars(**tokens)
 
-    async def _process_job(self, msg: Msg, job: Job, attempt: int) -> None:
+    async def _process_job(self, msg: Msg, job: Job, delivery: int) -> None:
         try:
             handler, payload = self.resolve(msg, job)
         except InvalidJob as exc:
-            await self._refuse(msg, job, attempt, str(exc))
+            await self._refuse(msg, job, delivery, str(exc))
             return
         if await self._defer(msg, job):
             return
-        await self._process_valid(msg, job, handler, payload, attempt)
-
-    async def _refuse(self, msg: Msg, job: Job, attempt: int, error: str) -> None:
-        """Dead-letter a well-formed job that cannot run here (type, payload or subject is wrong).
-
-        Its id is only what the message claims: another message (a real job) may own that id. So
-        the ledger entry is settled `dead` only if it is this message's own (none yet, or written
-        for this very body: its digest); any other entry is left alone and the dead letter is
-        filed under the message's stream sequence, not under the id.
-        """
-        digest = body_digest(msg.data)
-        record, revision = await self.ledger.get(job.id)
-        own = record is None or (record.digest == digest and record.state in ("queued", "dead"))
-        if own and record is not None and record.state == "dead":
-            await self._settle_terminal(msg, job, record, attempt)  # a redelivery after a crash
+        claimed = await self._claim(msg, job, delivery)
+        if claimed is None:
             return
-        if own:
-            dead = transition(
-                job,
-                "dead",
-                attempt=attempt,
-                worker=self.worker_id,
-                error=error,
-                dead_reason="invalid",
-                stream_seq=msg.metadata.sequence.stream,
-            )
-            written = await self.ledger.write(msgspec.structs.replace(dead, digest=digest), revision)
-            if written is not None:
-                await self._dead_letter(msg, job, attempt, "invalid", error)
-                await self._finish(msg, "term")
-                await self._announce(job, "dead", attempt)
-                self._count("invalid", job.id, job.type, error)
-                log.warning("job.invalid", error=error)
-                return
-            # The entry changed under us (another message of this id got there first).
-        seq = msg.metadata.sequence.stream
-        error = f"job id {job.id} belongs to another message; {error}"
-        await self._dead_letter(msg, None, attempt, "invalid", error, claims=job)
-        await self._finish(msg, "term")
-        self._count("invalid", f"invalid-{seq}", job.type, error)
-        log.warning("job.invalid", error=error, stream_seq=seq, entry_left=record.state if record else None)
+        running, attempt = claimed
+        tokens = structlog.contextvars.bind_contextvars(attempt=attempt)
+        telemetry.mark_attempt(attempt)
+        try:
+            await self._process_valid(msg, job, handler, payload, attempt=attempt, running=running)
+        finally:
+            structlog.contextvars.reset_contextvars(**tokens)
 
-    async def _defer(self, msg: Msg, job: Job) -> bool:
-        """Hand a job whose `run_at` is still ahead to the server's scheduler; True if it did.
-
-        A raw client may set `run_at` on a job it publishes straight to the job subject (our
-        publisher sends such a job to the schedules subject instead). The worker then does what
-        the publisher would have: it stores the job as a delayed job (`<ns>.schedules.at.<id>`,
-        fired by the server at `run_at`) and acks this delivery. No slot is held, no attempt is
-        spent. A firing carries `Nats-Scheduler`, so it is never deferred again.
-        """
-        headers = msg.headers or {}
-        if job.run_at is None or SCHEDULER in headers:
-            return False
-        if (job.run_at - utcnow()).total_seconds() <= RUN_AT_TOLERANCE:
-            return False
-        topology = self.publisher.topology
-        delayed = {k: v for k, v in headers.items() if not k.startswith("Nats-")}
-        delayed |= schedule_headers(at_pattern(job.run_at), msg.subject)
-        delayed["Nats-Msg-Id"] = f"defer:{job.id}:{msg.metadata.sequence.stream}"
-        await self.publisher.requester.publish(topology.delayed_subject(job.id), msg.data, delayed)
-        await self._finish(msg, "ack")
-        self._count("deferred", job.id, job.type)
-        log.info("job.deferred", run_at=job.run_at.isoformat(), subject=topology.delayed_subject(job.id))
-        return True
-
-    async def _process_valid(self, msg: Msg, job: Job, handler: Handler, payload: Any, attempt: int) -> None:
-        running = await self._claim(msg, job, attempt)
-        if running is None:
-            return
+    async def _process_valid(
+        self, msg: Msg, job: Job, handler: Handler, payload: Any, *, attempt: int, running: int
+    ) -> None:
         if self.metrics is not None:
-            self.metrics.job_started(job.type, redelivered=attempt > 1)
+            self.metrics.job_started(job.type, redelivered=msg.metadata.num_delivered > 1)
         started = time.monotonic()
         try:
             result, error = await self._run(handler, job, payload, attempt, msg), None
@@ -289,6 +248,71 @@ class Executor:
             error=None if isinstance(outcome, Succeeded) else outcome.error,
         )
 
+    async def _refuse(self, msg: Msg, job: Job, delivery: int, error: str) -> None:
+        """Dead-letter a well-formed job that cannot run here (type, payload or subject is wrong).
+
+        Its id is only what the message claims: another message (a real job) may own that id. So
+        the ledger entry is settled `dead` only if it is this message's own (none yet, or written
+        for this very body: its digest); any other entry is left alone and the dead letter is
+        filed under the message's stream sequence, not under the id.
+        """
+        digest = body_digest(msg.data)
+        record, revision = await self.ledger.get(job.id)
+        own = record is None or (record.digest == digest and record.state in ("queued", "dead"))
+        if own and record is not None and record.state == "dead":
+            await self._settle_terminal(msg, job, record)  # a redelivery after a crash
+            return
+        if own:
+            dead = transition(
+                job,
+                "dead",
+                attempt=delivery,  # as the dead letter of an undecodable message counts it
+                worker=self.worker_id,
+                error=error,
+                dead_reason="invalid",
+                stream_seq=msg.metadata.sequence.stream,
+                delivery=delivery,
+            )
+            written = await self.ledger.write(msgspec.structs.replace(dead, digest=digest), revision)
+            if written is not None:
+                await self._dead_letter(msg, job, dead.attempt, "invalid", error)
+                await self._finish(msg, "term")
+                await self._announce(job, "dead", dead.attempt)
+                self._count("invalid", job.id, job.type, error)
+                log.warning("job.invalid", error=error)
+                return
+            # The entry changed under us (another message of this id got there first).
+        seq = msg.metadata.sequence.stream
+        error = f"job id {job.id} belongs to another message; {error}"
+        await self._dead_letter(msg, None, delivery, "invalid", error, claims=job)
+        await self._finish(msg, "term")
+        self._count("invalid", f"invalid-{seq}", job.type, error)
+        log.warning("job.invalid", error=error, stream_seq=seq, entry_left=record.state if record else None)
+
+    async def _defer(self, msg: Msg, job: Job) -> bool:
+        """Hand a job whose `run_at` is still ahead to the server's scheduler; True if it did.
+
+        A raw client may set `run_at` on a job it publishes straight to the job subject (our
+        publisher sends such a job to the schedules subject instead). The worker then does what
+        the publisher would have: it stores the job as a delayed job (`<ns>.schedules.at.<id>`,
+        fired by the server at `run_at`) and acks this delivery. No slot is held, no attempt is
+        spent. A firing carries `Nats-Scheduler`, so it is never deferred again.
+        """
+        headers = msg.headers or {}
+        if job.run_at is None or SCHEDULER in headers:
+            return False
+        if (job.run_at - utcnow()).total_seconds() <= RUN_AT_TOLERANCE:
+            return False
+        topology = self.publisher.topology
+        delayed = {k: v for k, v in headers.items() if not k.startswith("Nats-")}
+        delayed |= schedule_headers(at_pattern(job.run_at), msg.subject)
+        delayed["Nats-Msg-Id"] = f"defer:{job.id}:{msg.metadata.sequence.stream}"
+        await self.publisher.requester.publish(topology.delayed_subject(job.id), msg.data, delayed)
+        await self._finish(msg, "ack")
+        self._count("deferred", job.id, job.type)
+        log.info("job.deferred", run_at=job.run_at.isoformat(), subject=topology.delayed_subject(job.id))
+        return True
+
     def _ledger_hint(self, msg: Msg) -> int | None:
         """The revision in the publisher's `Jetjobs-Ledger-Revision` header; a malformed one is
         ignored, counted and logged (a client can send anything), never a failure of the job."""
@@ -303,19 +327,19 @@ class Executor:
             log.warning("job.bad_header", header=LEDGER_REVISION_HEADER, value=value[:40])
         return hint
 
-    async def _claim(self, msg: Msg, job: Job, attempt: int) -> int | None:
-        """Record `running` for this attempt; None when the job must not run (already settled)."""
+    async def _claim(self, msg: Msg, job: Job, delivery: int) -> tuple[int, int] | None:
+        """Record `running` for the next attempt: (revision, attempt), or None when it must not run."""
         hint = self._ledger_hint(msg)
         for tries in range(_CLAIM_TRIES):
             record, revision = await self.ledger.get(job.id)
-            if tries == 0 and hint is not None and attempt == 1 and revision != hint:
+            if tries == 0 and hint is not None and delivery == 1 and revision != hint:
                 # Not what our publisher left (a cancel or requeue since, or a header the sender
                 # made up): only diagnostic, the entry read decides.
                 log.info("job.ledger_hint_differs", hint=hint, revision=revision)
             if record is not None and record.state in TERMINAL_STATES:
-                await self._settle_terminal(msg, job, record, attempt)
+                await self._settle_terminal(msg, job, record)
                 return None
-            if record is not None and record.state == "running" and record.attempt > attempt:
+            if record is not None and record.state == "running" and record.delivery > delivery:
                 # A newer delivery of this job holds it; this one is stale (a paused worker woke up).
                 self.lease.release(msg)
                 self._count("stale", job.id, job.type)
@@ -339,17 +363,20 @@ class Executor:
                 self._count("held_elsewhere", job.id, job.type)
                 log.info("job.held_elsewhere", holder=record.worker, holder_attempt=record.attempt)
                 return None
-            if attempt > job.max_attempts:
-                error = f"delivered {attempt} times without finishing (max_attempts={job.max_attempts})"
+            ran = record.attempt if record is not None else 0
+            if ran >= job.max_attempts:
+                # The last execution never recorded an outcome (its worker died or lost the ledger).
+                error = f"ran {ran} times without finishing (max_attempts={job.max_attempts})"
                 if record is not None and record.error:
                     error += f"; last error: {record.error}"
-                await self._die(msg, job, attempt, revision, Dead("exhausted", error))
+                await self._die(msg, job, ran, revision, Dead("exhausted", error))
                 return None
             claimed = await self.ledger.write(
-                transition(job, "running", attempt=attempt, worker=self.worker_id), revision
+                transition(job, "running", attempt=ran + 1, worker=self.worker_id, delivery=delivery),
+                revision,
             )
             if claimed is not None:
-                return claimed
+                return claimed, ran + 1
             # The entry changed between read and write (the publisher's `queued` record landing,
             # or another delivery): read again and decide again.
         self.lease.release(msg)
@@ -404,14 +431,14 @@ class Executor:
                     result=self._result(result),
                     stream_seq=msg.metadata.sequence.stream,
                 )
-                if await self.ledger.write(record, revision) is None:
+                if await self._write_outcome(record, revision) is None:
                     return await self._fenced(msg, job)
                 await self._finish(msg, "ack")
                 await self._announce(job, "succeeded", attempt)
                 self._count("succeeded", job.id, job.type)
             case RetryLater(delay, error):
                 record = transition(job, "failed", attempt=attempt, worker=self.worker_id, error=error)
-                if await self.ledger.write(record, revision) is None:
+                if await self._write_outcome(record, revision) is None:
                     return await self._fenced(msg, job)
                 await self._finish(msg, "nak", delay)
                 self._count("retried", job.id, job.type, error)
@@ -429,7 +456,7 @@ class Executor:
             dead_reason=outcome.reason,
             stream_seq=msg.metadata.sequence.stream,
         )
-        if await self.ledger.write(record, revision) is None:
+        if await self._write_outcome(record, revision) is None:
             return await self._fenced(msg, job)
         await self._dead_letter(msg, job, attempt, outcome.reason, outcome.error)
         await self._finish(msg, "term")
@@ -437,7 +464,7 @@ class Executor:
         self._count("invalid" if outcome.reason == "invalid" else "dead", job.id, job.type, outcome.error)
         return None
 
-    async def _settle_terminal(self, msg: Msg, job: Job, record: StatusRecord, attempt: int) -> None:
+    async def _settle_terminal(self, msg: Msg, job: Job, record: StatusRecord) -> None:
         """A delivery of a job that already ended: finish it without running the handler."""
         if self._is_duplicate(msg, record):
             await self._drop_duplicate(msg, job, record)
@@ -449,7 +476,50 @@ class Executor:
             )
         await self._finish(msg, "ack" if record.state == "succeeded" else "term")
         self._count("cancelled" if record.state == "cancelled" else "skipped", job.id, job.type)
-        log.info("job.already_finished", state=record.state, delivery=attempt)
+        log.info("job.already_finished", state=record.state)
+
+    async def _write_outcome(self, record: StatusRecord, revision: int) -> int | None:
+        """Write an outcome over the attempt's `running` revision; None when a newer write won.
+
+        When the server does not answer (restarting, paused) it is unknown whether the write
+        landed. The entry is read back once the server answers, and written again only if it is
+        still this attempt's `running`, for up to `publish_retry_for` seconds. So the worker that
+        recorded an ending knows it, and it alone announces it: at most one event per job, and a
+        lost reply does not lose it.
+        """
+        deadline = anyio.current_time() + self.settings.publish_retry_for
+        unanswered = False
+        while True:
+            try:
+                written = await self.ledger.write(record, revision)
+                # A lost compare-and-set after an unanswered attempt may have lost to that attempt.
+                if written is not None or not unanswered:
+                    return written
+            except _UNANSWERED as exc:
+                if anyio.current_time() >= deadline:
+                    raise
+                unanswered = True
+                log.warning("job.outcome_unconfirmed", state=record.state, error=describe(exc))
+            current, current_revision = await self._read_back(record.id, deadline)
+            if current is not None and (current.state, current.attempt, current.worker) == (
+                record.state,
+                record.attempt,
+                record.worker,
+            ):
+                return current_revision  # it had landed
+            if current_revision != revision:
+                return None  # a newer attempt, or an operator, wrote since
+            # Still this attempt's `running` entry: the write has not landed; write it again.
+
+    async def _read_back(self, job_id: str, deadline: float) -> tuple[StatusRecord | None, int]:
+        """The job's entry, asked again until the server answers or `deadline` passes."""
+        while True:
+            try:
+                return await self.ledger.get(job_id)
+            except _UNANSWERED:
+                if anyio.current_time() >= deadline:
+                    raise
+                await anyio.sleep(_READ_BACK_PAUSE)
 
     @staticmethod
     def _is_duplicate(msg: Msg, record: StatusRecord) -> bool:

@@ -134,10 +134,12 @@ def transition(
     error: str | None = None,
     dead_reason: DeadReason | None = None,
     stream_seq: int = 0,
+    delivery: int = 0,
 ) -> StatusRecord:
     """The next record of a job, keeping nothing stale from the previous one.
 
-    `stream_seq`: the JOBS stream sequence of the delivery writing it (terminal states need it).
+    `stream_seq`: the JOBS stream sequence of the delivery writing it (terminal states need it);
+    `delivery`: its JetStream delivery count (a `running` claim needs it).
     """
     return StatusRecord(
         id=job.id,
@@ -150,4 +152,5 @@ def transition(
         error=error,
         dead_reason=dead_reason,
         stream_seq=stream_seq,
+        delivery=delivery,
     )

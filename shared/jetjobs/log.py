@@ -88,6 +88,21 @@ def _masked_traceback(sio: TextIO, exc_info: structlog.typing.ExcInfo) -> None:
     sio.write(mask_url(buffer.getvalue()))
 
 
+class StdlibRecords(logging.Handler):
+    """Records of the standard library's `logging` (asyncio, nats-py, ...) as lines of this log.
+
+    Without it they reach stderr through logging's last-resort handler, tracebacks over several
+    lines, in the middle of a JSON-lines log.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Log the record through structlog: one line, its traceback (if any) inside it."""
+        extra: dict[str, object] = {"logger": record.name}
+        if record.exc_info:
+            extra["exc_info"] = record.exc_info
+        structlog.get_logger(record.name).log(record.levelno, record.getMessage(), **extra)
+
+
 def configure_logging(*, json: bool | None = None, level: str = "INFO") -> None:
     """Configure structlog once per process. `json=None` picks by whether stderr is a terminal."""
     if json is None:
@@ -113,3 +128,4 @@ def configure_logging(*, json: bool | None = None, level: str = "INFO") -> None:
         logger_factory=factory,
         cache_logger_on_first_use=True,
     )
+    logging.basicConfig(handlers=[StdlibRecords()], level=logging.WARNING, force=True)

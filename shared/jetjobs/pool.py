@@ -62,6 +62,7 @@ class WorkerProcess:
         self.tail: deque[str] = deque(maxlen=40)
         self.keep_log = keep_log
         self.events: list[dict[str, Any]] = []  # every JSON log line, when keep_log
+        self.not_json: list[str] = []  # stderr lines that are not JSON (tracebacks), when keep_log
 
     @property
     def alive(self) -> bool:
@@ -103,6 +104,8 @@ class WorkerProcess:
         try:
             entry = json.loads(line)
         except ValueError:
+            if self.keep_log:
+                self.not_json.append(line.decode(errors="replace"))
             return
         if self.keep_log:
             self.events.append(entry)

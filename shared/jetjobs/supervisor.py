@@ -12,6 +12,12 @@ renewed by compare-and-set, expiring with the same TTL as heartbeats). Whoever s
 expire records the death in the bucket (`dead.<id>.<last beat>`, holding that beat); the leader claims
 each record by deleting it with compare-and-set, then recovers. So a death seen only by the losers
 of an election, or while the leader itself was dying, is still recovered, and recovered once.
+
+An outage is not a death. When the server restarts or pauses, or this supervisor's own connection
+drops, every worker's heartbeat goes quiet at once and the server may expire all their keys. So
+after a reconnect, or a silence of the whole bucket, a supervisor first hears a full heartbeat TTL
+of fresh beats: a worker whose key expired meanwhile is dead only if it has not beaten again by
+then (`worker.silent_in_outage`, then `worker.back` or `worker.died`).
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from nats.js.kv import KeyValue
 
 from jetjobs.envelope import WORKER_BEAT_DECODER, WorkerBeat, WorkerDied, utcnow
 from jetjobs.ledger import Ledger
-from jetjobs.orphans import snapshot, sweep_orphans
+from jetjobs.orphans import held_sequence, nak_subject, snapshot, sweep_orphans
 from jetjobs.outcome import describe
 from jetjobs.settings import Settings
 from jetjobs.topology import Topology
@@ -67,9 +73,16 @@ class Supervisor:
         self._watch_reconnects = 0
         self._watch_restart_reason = ""
         self._last_entry = 0.0
+        # Outages: since when this supervisor has heard the bucket without a gap, and the workers
+        # whose keys expired before it had heard a full TTL since (judged once it has).
+        self._hearing_since = 0.0
+        self._seen_reconnects = 0
+        self._suspects: dict[str, WorkerBeat] = {}
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Watch and campaign until cancelled; `started` once the initial state is read."""
+        self._hearing_since = float("-inf")  # a start is not an outage
+        self._seen_reconnects = self.nc.stats["reconnects"]
         await self.topology.ensure_base(self.js)
         self._kv = await self.topology.workers_kv(self.js)
         self._ledger = Ledger(await self.topology.status_kv(self.js))
@@ -107,6 +120,7 @@ class Supervisor:
             try:
                 with anyio.CancelScope() as self._watch_scope:  # cancelled by _campaign's tick
                     async for entry in watcher:
+                        self._note_gap()
                         self._last_entry = anyio.current_time()
                         if entry is None:  # the initial values have been delivered
                             if not started:
@@ -115,6 +129,7 @@ class Supervisor:
                             continue
                         with anyio.CancelScope(shield=True):  # a restart must not cut a recovery short
                             await self._on_entry(entry)
+                        self._last_entry = anyio.current_time()  # a long recovery is not a silence
             finally:
                 with anyio.CancelScope(shield=True):
                     await watcher.stop()
@@ -134,6 +149,41 @@ class Supervisor:
         if reconnected or silent:
             self._watch_restart_reason = "reconnected" if reconnected else "silent"
             self._watch_scope.cancel()
+            self._hearing_since = anyio.current_time()
+
+    def _note_gap(self) -> None:
+        """Start a new hearing period after a reconnect, a disconnection or a silent bucket.
+
+        The bucket is never quiet for long while this supervisor hears it: the leader renews its
+        key every heartbeat interval, and every live worker beats as often.
+        """
+        now = anyio.current_time()
+        reconnects = self.nc.stats["reconnects"]
+        if (
+            reconnects != self._seen_reconnects
+            or not self.nc.is_connected
+            or now - self._last_entry > 2 * self.settings.heartbeat_interval
+        ):
+            self._seen_reconnects = reconnects
+            self._hearing_since = now
+
+    def _in_outage(self) -> bool:
+        """Whether this supervisor has heard the bucket for less than a heartbeat TTL."""
+        self._note_gap()
+        return anyio.current_time() - self._hearing_since < self.settings.heartbeat_ttl
+
+    async def _judge_suspects(self) -> None:
+        """After a full TTL of hearing: a suspect that beat again is back; one that did not died."""
+        if not self._suspects or self._in_outage():
+            return
+        for worker_id, beat in list(self._suspects.items()):
+            del self._suspects[worker_id]
+            back = self.alive.get(worker_id)
+            if back is not None and back.beat_at > beat.beat_at:
+                gap = (back.beat_at - beat.beat_at).total_seconds()
+                log.info("worker.back", worker=worker_id, silent_for_s=gap)
+                continue
+            await self._record_death(beat)
 
     async def _on_entry(self, entry: KeyValue.Entry) -> None:
         if entry.key.startswith(DEATH_PREFIX):
@@ -149,16 +199,30 @@ class Supervisor:
         worker_id = entry.key.removeprefix("workers.")
         if entry.operation is None and entry.value:
             self.alive[worker_id] = WORKER_BEAT_DECODER.decode(entry.value)
+            if self._suspects.pop(worker_id, None) is not None:
+                log.info("worker.back", worker=worker_id)
             self._beat_arrived.set()
             self._beat_arrived = anyio.Event()
             return
         beat = self.alive.pop(worker_id, None)
         if entry.operation == "DEL":
+            self._suspects.pop(worker_id, None)
             log.info("worker.left", worker=worker_id)
             return
         if beat is None:  # expired before this supervisor saw it; one that saw it records it
             return
-        # PURGE: the server's delete marker for an expired heartbeat. The worker is dead or hung.
+        # PURGE: the server's delete marker for an expired heartbeat. The worker is dead or hung,
+        # or the server (or this supervisor's connection) was away and every key expired at once.
+        if self._in_outage():
+            self._suspects[worker_id] = beat
+            judged_at = self._hearing_since + self.settings.heartbeat_ttl
+            log.info(
+                "worker.silent_in_outage",
+                worker=worker_id,
+                silent_for_s=(utcnow() - beat.beat_at).total_seconds(),
+                judged_in_s=round(judged_at - anyio.current_time(), 2),
+            )
+            return
         await self._record_death(beat)
 
     async def _record_death(self, beat: WorkerBeat) -> None:
@@ -184,7 +248,6 @@ class Supervisor:
 
     async def _recover_all(self) -> None:
         assert self._kv is not None
-        horizon = utcnow() - timedelta(seconds=self.settings.ack_wait)
         for key, (beat, revision) in list(self._unrecovered.items()):
             try:  # claim the record: only one leader recovers a death, even across an election
                 await self._kv.delete(key, last=revision)
@@ -198,21 +261,42 @@ class Supervisor:
                 log.warning("supervisor.claim_failed", worker=beat.id, error=describe(exc))
                 continue
             self._unrecovered.pop(key, None)
-            # Past ack_wait JetStream has redelivered by itself; a NAK now could hit a new holder.
-            await self._recover(beat, nak=beat.beat_at >= horizon)
+            now_beat = self.alive.get(beat.id)
+            if now_beat is not None and now_beat.beat_at > beat.beat_at:
+                # Recorded by an observer in an outage of its own; the worker has beaten since.
+                log.info("worker.back", worker=beat.id, recorded_by_observer=True)
+                continue
+            await self._recover(beat)
 
-    async def _recover(self, beat: WorkerBeat, *, nak: bool = True) -> None:
+    async def _recover(self, beat: WorkerBeat) -> None:
+        """NAK the dead worker's deliveries, record the death, sweep for unlisted ones.
+
+        A beat younger than ack_wait: every delivery it lists is still the dead worker's; NAK them
+        all. An older one (always, when ack_wait <= heartbeat_ttl): JetStream has redelivered them
+        by itself, and a NAK could hit a new holder; NAK only the jobs nobody has claimed since
+        (ledger still `running` on the dead worker), addressed to the consumer's newest delivery.
+        """
         assert self._ledger is not None
+        fresh = beat.beat_at >= utcnow() - timedelta(seconds=self.settings.ack_wait)
         job_ids = []
-        for held in beat.in_flight if nak else ():
+        recovered = 0
+        for held in beat.in_flight:
+            if fresh:
+                reply = held.reply
+            elif held.job_id and await self._mark_queued(held.job_id, beat.id):
+                reply = await self._newest_reply(held.reply)
+            else:
+                continue
             try:
-                await self.nc.publish(held.reply, b"-NAK")
+                await self.nc.publish(reply, b"-NAK")
             except Exception as exc:
                 log.warning("supervisor.nak_failed", error=describe(exc))
                 continue
+            recovered += 1
             if held.job_id:
                 job_ids.append(held.job_id)
-                await self._mark_queued(held.job_id, beat.id)
+                if fresh:
+                    await self._mark_queued(held.job_id, beat.id)
         await self.nc.flush()
         event = WorkerDied(
             worker=beat.id,
@@ -220,7 +304,7 @@ class Supervisor:
             pid=beat.pid,
             last_beat_at=beat.beat_at,
             detected_at=utcnow(),
-            recovered=len(beat.in_flight) if nak else 0,
+            recovered=recovered,
             job_ids=job_ids,
             supervisor=self.id,
         )
@@ -236,7 +320,7 @@ class Supervisor:
         )
         for listener in self.listeners:
             listener(event)
-        if nak and self._tg is not None:
+        if self._tg is not None:
             self._tg.start_soon(self._sweep, beat)
 
     async def _sweep(self, dead: WorkerBeat) -> None:
@@ -260,19 +344,44 @@ class Supervisor:
         except Exception as exc:
             log.warning("supervisor.sweep_failed", worker=dead.id, error=describe(exc))
 
-    async def _mark_queued(self, job_id: str, dead_worker: str) -> None:
+    async def _mark_queued(self, job_id: str, dead_worker: str) -> bool:
+        """`running` on the dead worker → `queued`; False if someone else has it (or it ended)."""
         assert self._ledger is not None
-        record, revision = await self._ledger.get(job_id)
+        try:
+            record, revision = await self._ledger.get(job_id)
+        except Exception as exc:
+            log.warning("supervisor.ledger_failed", job_id=job_id, error=describe(exc))
+            return False
         if record is None or record.state != "running" or record.worker != dead_worker:
-            return
+            return False
         queued = msgspec.structs.replace(
             record,
             state="queued",
             worker=None,
             updated_at=utcnow(),
             error=f"worker {dead_worker} died during attempt {record.attempt}; redelivered",
+            delivery=0,
         )
-        await self._ledger.write(queued, revision)
+        return await self._ledger.write(queued, revision) is not None
+
+    async def _newest_reply(self, reply: str) -> str:
+        """The NAK subject of a delivery's stream sequence, as of the consumer's newest delivery.
+
+        JetStream takes a NAK for a pending stream sequence whose delivery sequence is within the
+        delivered range; an old delivery's may be below the ack floor by now (jetjobs.orphans).
+        """
+        pair = held_sequence(reply)
+        if pair is None:
+            return reply
+        consumer, stream_seq = pair
+        try:
+            info = await self.js.consumer_info(self.topology.jobs_stream, consumer)
+        except Exception as exc:
+            log.warning("supervisor.consumer_info_failed", consumer=consumer, error=describe(exc))
+            return reply
+        if info.delivered is None:
+            return reply
+        return nak_subject(self.topology.jobs_stream, consumer, stream_seq, info.delivered.consumer_seq)
 
     async def _campaign(self) -> None:
         """Hold the leader key while alive: take it when vacant, renew it by compare-and-set."""
@@ -300,6 +409,8 @@ class Supervisor:
                     self._set_leader(False)
                 revision = None
             self._restart_watch_if_stale()
+            with anyio.CancelScope(shield=True):  # like the watch's handling of an entry
+                await self._judge_suspects()
             await anyio.sleep(self.settings.heartbeat_interval)
 
     def _set_leader(self, leader: bool) -> None:
@@ -353,3 +464,14 @@ async def live_workers(nc: NATS, settings: Settings) -> list[WorkerBeat]:
         if entry.value:
             beats.append(WORKER_BEAT_DECODER.decode(entry.value))
     return sorted(beats, key=lambda b: b.id)
+
+
+async def current_leader(nc: NATS, settings: Settings) -> str | None:
+    """The id of the supervisor holding the leader key now (a worker's id, or a standalone one)."""
+    topology = Topology(settings)
+    kv = await topology.workers_kv(nc.jetstream())
+    try:
+        entry = await kv.get(LEADER_KEY)
+    except nats.js.errors.KeyNotFoundError:
+        return None
+    return entry.value.decode() if entry.value else None

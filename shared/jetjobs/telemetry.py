@@ -185,6 +185,12 @@ def consumer_span(
         yield span
 
 
+def mark_attempt(attempt: int) -> None:
+    """Record the attempt (executions so far, this one included) on the current (consumer) span."""
+    if enabled():
+        trace.get_current_span().set_attribute("jetjobs.job.attempt", attempt)
+
+
 def mark_outcome(outcome: str, error: str | None) -> None:
     """Record the job's outcome on the current (consumer) span."""
     if not enabled():

@@ -288,9 +288,10 @@ class Worker:
             try:
                 await self.executor.process(msg)
             except Exception as exc:
-                # Ledger or stream I/O failed (connection lost): the lease expires, the job comes back.
+                # Dead-lettering an undecodable message failed (connection lost); a decoded job's
+                # failures are logged by the executor, with its job_id. The delivery comes back.
                 self.lease.release(msg)
-                log.error("job.process_failed", error=describe(exc))
+                log.error("job.process_failed", stream_seq=msg.metadata.sequence.stream, error=describe(exc))
             finally:
                 self._running -= 1
                 if self._running == 0:
