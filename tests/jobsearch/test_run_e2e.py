@@ -194,3 +194,23 @@ async def test_a_stage_service_killed_mid_run_loses_nothing(
     assert progress.redelivered  # the killed service's jobs ran again elsewhere
     assert progress.counts[DRAFT].dead == 0
     assert progress.counts[EXPORT].dead == 0
+
+
+def test_replay_of_the_draft_stage_redrafts_and_keeps_the_history(tmp_path: Path, data_dir: Path) -> None:
+    """`jobsearch replay --since 1h --stage draft` after a run: every kept listing is drafted
+    again (new draft rows beside the old ones), the tracker keeps one row per listing."""
+    profile = profile_with(tmp_path)
+    assert run(profile).returncode == 0
+    listings, drafts = counts(data_dir)
+    replayed = subprocess.run(
+        [sys.executable, "-m", "jobsearch.cli", "replay", "--since", "1h", "--stage", "draft"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        env=dict(os.environ),
+    )
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert counts(data_dir) == (listings, 2 * drafts)
+    assert f"drafts     {drafts} (offline/template-v1 {drafts})" in replayed.stdout
+    assert len(sheet_rows(data_dir / "tracker.xlsx")) == listings

@@ -45,6 +45,7 @@ from jobsearch.run.progress import Progress, follow_ledger, wait_drained
 from jobsearch.run.summary import CANNOT_RUN, WATCHED, RunSummary, format_summary, summarise
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store import Store
+from jobsearch.store.state import utcnow
 
 log = structlog.get_logger("jobsearch.run")
 
@@ -107,6 +108,7 @@ class Orchestra:
         self.progress.keep_results = frozenset({SOURCE})
         self.pipeline = load_pipeline_settings()
         self.started = time.monotonic()
+        self.drafts_since: str | None = None  # a replay counts the drafts recorded since it began
         self.tracker: dict[str, Any] | None = None
         self.tracker_error: str | None = None
         self.service_error: str | None = None
@@ -136,7 +138,7 @@ class Orchestra:
         finally:
             await subscription.unsubscribe()
         with Store.open(self.pipeline.db_path) as store:
-            numbers = store.run_numbers(self.run_id)
+            numbers = store.run_numbers(self.run_id, drafts_since=self.drafts_since)
         summary = summarise(
             self.run_id, time.monotonic() - self.started, self.progress, numbers, self.tracker
         )
@@ -197,6 +199,7 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
         return 0
     run_id = new_run_id()
     orchestra = Orchestra(args, settings, nc, run_id)
+    orchestra.drafts_since = utcnow()
     with Store.open(orchestra.pipeline.db_path) as store:
         store.start_run(run_id, profile=f"replay --stage {stage} --since {args.since}")
 
