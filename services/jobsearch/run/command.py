@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -211,10 +212,16 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
 
 
 async def _conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> int:
+    """Run, record the outcome in the store, print the summary; SIGINT/SIGTERM stop it cleanly
+    (the services hand back their jobs, the run is recorded `interrupted`)."""
     outcome = "interrupted"
     summary: RunSummary | None = None
+    stopped_by: list[int] = []
     try:
-        summary = await orchestra.run(submit, sources=sources)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_stop_on_signal, tg.cancel_scope, stopped_by)
+            summary = await orchestra.run(submit, sources=sources)
+            tg.cancel_scope.cancel()
     except ServiceFailed as exc:
         print(f"jobsearch: a stage service did not start: {exc}", file=sys.stderr)
         outcome = "failed"
@@ -228,8 +235,24 @@ async def _conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]],
                 outcome=outcome,
                 summary=msgspec.to_builtins(summary) if summary is not None else {},
             )
+    if summary is None:
+        signum = stopped_by[0] if stopped_by else signal.SIGINT
+        print(
+            f"jobsearch: run {orchestra.run_id} stopped by {signal.Signals(signum).name}; what was "
+            "recorded is kept, and the jobs still queued run with the next `jobsearch run`",
+            file=sys.stderr,
+        )
+        return 128 + signum
     _print_summary(summary)
     return summary.exit_code
+
+
+async def _stop_on_signal(scope: anyio.CancelScope, stopped_by: list[int]) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            stopped_by.append(signum)
+            scope.cancel()
+            return
 
 
 def add_run_commands(sub: Any) -> None:

@@ -144,6 +144,8 @@ class Progress:
                 value = result.get(field)
                 if isinstance(value, str):
                     self.outcomes[f"{record.type}:{field}:{value}"] += 1
+            if "outcome" in result and "state" in result:
+                self.outcomes[f"{record.type}:{result['outcome']}:{result['state']}"] += 1
         if record.type in self.keep_results:
             self.results.setdefault(record.type, []).append(result)
 
