@@ -72,14 +72,24 @@ async def _first(*waits: Callable[[], Awaitable[Any]]) -> None:
             tg.start_soon(one, wait)
 
 
-async def _wait_settled(publisher: Publisher, progress: Progress, job_id: str) -> StatusRecord | None:
-    """The job's final ledger entry, from the follower (or a direct read, should its news be late)."""
+async def _wait_settled(
+    publisher: Publisher, progress: Progress, job_id: str, on_retry: Callable[[str], None]
+) -> StatusRecord | None:
+    """The job's final ledger entry, from the follower (or a direct read, should its news be late).
+
+    `on_retry` hears each new error of the job while it is being retried (a locked tracker).
+    """
     settled = progress.watch(job_id)
     kv = await publisher.topology.status_kv(publisher.js)
+    told = ""
     while True:
         with anyio.move_on_after(_TICK):
             await settled.wait()
             return progress.records[job_id]
+        error = progress.errors.get(job_id, "")
+        if error and error != told:
+            on_retry(error)
+            told = error
         try:
             entry = await kv.get(job_id)
         except Exception:  # KeyNotFoundError and friends: not written yet
@@ -113,13 +123,14 @@ class Orchestra:
         self.tracker: dict[str, Any] | None = None
         self.tracker_error: str | None = None
         self.service_error: str | None = None
+        self.display: Display | None = None
 
     async def run(self, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> RunSummary:
         """Start everything, `submit` the work, wait for the drain and the tracker; summarise."""
         subscription = await follow_ledger(self.publisher, self.progress)
         for queue in QUEUES.values():
             await self.publisher.topology.ensure_queue(self.publisher.js, queue)
-        display = Display(self.progress, sources=sources)
+        display = self.display = Display(self.progress, sources=sources)
         try:
             async with anyio.create_task_group() as tg:
                 services = StageServices(
@@ -157,7 +168,12 @@ class Orchestra:
             max_attempts=30,
             timeout=600.0,
         )
-        record = await _wait_settled(self.publisher, self.progress, job.id)
+
+        def on_retry(error: str) -> None:
+            if self.display is not None:
+                self.display.note(f"tracker: {error.removeprefix('Retry: ')} (retrying)")
+
+        record = await _wait_settled(self.publisher, self.progress, job.id, on_retry)
         if record is not None and record.state == "succeeded" and isinstance(record.result, dict):
             self.tracker = record.result
         else:
