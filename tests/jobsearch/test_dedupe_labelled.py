@@ -1,6 +1,6 @@
 """Dedupe on a labelled set of fictional postings: pairwise precision and recall of the merges.
 
-`fixtures/dedupe_labelled.json` (written by `make_dedupe_labelled.py`) holds 83 postings of 38
+`fixtures/dedupe_labelled.json` (written by `make_dedupe_labelled.py`) holds 88 postings of 40
 jobs: cross-posts of one job on a company board and on aggregators, reposts with tracking
 parameters, reworded titles, and the hard negatives (similar titles, other levels and cities at
 one company, one title at several companies). A pair of postings is a true duplicate pair when
@@ -19,7 +19,8 @@ import pytest
 
 from jobsearch.dedupe.store import SeenSet
 from jobsearch.listing import Listing
-from jobsearch.profile import Search
+from jobsearch.profile import Sample, Search
+from jobsearch.sources.sample import fetch
 
 FIXTURE = Path(__file__).with_name("fixtures") / "dedupe_labelled.json"
 
@@ -80,3 +81,21 @@ def test_precision_and_recall(tmp_path: Path, seed: int | None, capsys: pytest.C
             print("  missed duplicate:", *pair)
     assert precision >= 0.95
     assert recall >= 0.95
+
+
+def test_sample_board_cross_posts_merge_and_distinct_jobs_stay_apart(tmp_path: Path) -> None:
+    """The bundled sample board (written separately, with a note on each case) merges exactly its
+    noted cross-posts and reposts (4 pairs) and nothing else."""
+    seen = SeenSet(tmp_path / "sample.sqlite")
+    clusters = {
+        listing.external_id: seen.record(listing, Search(), "sample").listing.id
+        for listing in fetch(Sample(), "sample").listings
+    }
+    seen.close()
+    merged = {frozenset(pair) for pair in pairs(clusters)}
+    assert merged == {
+        frozenset({"nw-101", "nw-101-lever"}),
+        frozenset({"lum-7", "lum-7-repost"}),
+        frozenset({"bh-3001", "bh-3001-b"}),
+        frozenset({"sn-1", "sn-2"}),
+    }

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
 
-from jobsearch.dedupe import match, normalise
+from jobsearch.dedupe import match, merge, normalise
 from jobsearch.dedupe.store import SeenSet
-from jobsearch.listing import Listing
+from jobsearch.listing import Listing, Salary
 from jobsearch.profile import Search
 
 TEXT = (
@@ -181,5 +182,38 @@ def test_reworded_title_with_the_same_text_is_one_job(tmp_path: Path) -> None:
 def test_text_similarity_tolerates_truncation_not_other_roles() -> None:
     """A truncated copy scores near 1; another role with the same boilerplate scores low."""
     full = " ".join(normalise.words(TEXT))
-    assert (match.text_similarity(full, " ".join(full.split()[:40])) or 0) > 0.9
+    assert (match.text_similarity(full, " ".join(full.split()[:55])) or 0) > 0.9
     assert (match.text_similarity(full, " ".join(normalise.words(OTHER_TEXT))) or 1) < match.SAME_TEXT
+
+
+def test_company_named_shorter_matches_only_on_the_same_text(tmp_path: Path) -> None:
+    """'Northwind' (an aggregator's short form) joins 'Northwind Robotics GmbH' on the same title and
+    text; 'Northwind Bakery' with the same title but its own text stays apart."""
+    own = posting("1", "Backend Engineer")
+    short = posting("2", "Backend Engineer", board="remotive", company="Northwind", url="https://r.example/2")
+    bakery = posting(
+        "3", "Backend Engineer", board="remotive", company="Northwind Bakery", url="https://r.example/3",
+        description=OTHER_TEXT.replace("Northwind builds warehouse robots", "Northwind bakes bread"),
+    )  # fmt: skip
+    a, b, c = run(tmp_path, own, short, bakery)
+    assert a == b
+    assert c != a
+
+
+def test_merged_listing_keeps_every_source_and_the_earliest_date() -> None:
+    """An aggregator posting first, the company board second: the merged listing keeps its id, both
+    sources, the earliest posted date, and shows the company board's URL and title."""
+    aggregator = posting(
+        "rok-1", "Backend Engineer (m/w/d)", board="remoteok", url="https://remoteok.example/1",
+        posted_at=date(2026, 11, 3), salary=Salary(min=70_000, max=90_000, currency="EUR"),
+    )  # fmt: skip
+    own = posting("1", "Backend Engineer", posted_at=date(2026, 11, 5), locations=["Berlin", "Remote (EU)"])
+    merged = merge.add(merge.create(aggregator, datetime(2026, 11, 6, tzinfo=UTC)), own)
+    assert merged.id == merge.merged_id(aggregator.key)
+    assert [s.board for s in merged.sources] == ["greenhouse", "remoteok"]
+    assert merged.url == own.url
+    assert merged.title == "Backend Engineer"
+    assert merged.posted_at == date(2026, 11, 3)
+    assert merged.salary == aggregator.salary
+    assert merged.locations == ["Berlin, Germany", "Remote (EU)"]
+    assert merge.add(merged, own) == merged

@@ -6,11 +6,14 @@ import shutil
 import threading
 from pathlib import Path
 
+import msgspec
 import pytest
 
+from jetjobs import ConfigError
+from jobsearch.app import build_app
 from jobsearch.dedupe import Dedupe
 from jobsearch.dedupe.store import SeenSet, read_listings
-from jobsearch.jobs import DraftJob, ListingJob
+from jobsearch.jobs import DraftJob, ListingJob, SearchJob
 from jobsearch.listing import Listing, Salary
 from jobsearch.profile import Person, Profile, Search
 from jobsearch.schema_export import check_schemas
@@ -155,3 +158,23 @@ def test_a_changed_schema_is_reported_stale(repo_root: Path, tmp_path: Path) -> 
     shutil.copytree(repo_root / "schemas" / "jobsearch", copy)
     (copy / "profile.schema.json").write_text("{}\n")
     assert check_schemas(copy) == ["profile.schema.json"]
+
+
+def test_example_search_job_decodes(repo_root: Path) -> None:
+    """The published example `jobsearch.search` payload is a valid SearchJob with the example profile."""
+    raw = (repo_root / "schemas" / "jobsearch" / "examples" / "search.json").read_bytes()
+    search = msgspec.json.decode(raw, type=SearchJob)
+    assert search.profile.person.name == "Mara Lindqvist"
+
+
+def test_an_unwritable_database_path_fails_at_start(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`jobsearch serve dedupe` with JOBSEARCH_DB under a file (not a folder) fails when the stage
+    is registered, naming the path and the variables; a good path creates nothing at that time."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("JOBSEARCH_DB", str(blocker / "jobsearch.sqlite"))
+    with pytest.raises(ConfigError, match="JOBSEARCH_DATA_DIR or JOBSEARCH_DB"):
+        build_app(["dedupe"])
+    monkeypatch.setenv("JOBSEARCH_DB", str(tmp_path / "new" / "jobsearch.sqlite"))
+    build_app(["dedupe"])
+    assert not (tmp_path / "new").exists()

@@ -4,6 +4,7 @@ and its work without a server (`jobsearch.fetch.service`, the outcome of a broke
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
@@ -14,12 +15,13 @@ from prometheus_client import REGISTRY
 
 from jetjobs import App, JobContext, Publisher, Reject, Retry, Settings
 from jetjobs.metrics import WorkerMetrics
-from jobsearch.fetch import FetchHandlers, SourceReport, metrics, register, service
-from jobsearch.fetch.handlers import outcome_of
-from jobsearch.jobs import LISTING, QUEUES, SEARCH, ListingJob, SearchJob, SourceJob
-from jobsearch.profile import Greenhouse, Lever, Person, Profile, Sample
+from jobsearch.app import build_app
+from jobsearch.fetch import FetchHandlers, SourceReport, metrics, service
+from jobsearch.fetch.handlers import SOURCE_ATTEMPTS, outcome_of
+from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, ListingJob, SearchJob, SourceJob
+from jobsearch.profile import Greenhouse, Lever, Person, Profile, Remotive, Sample
 from jobsearch.sources import SourceError
-from tests.http_target import HttpTarget
+from tests.http_target import Answer, HttpTarget
 from tests.jobsearch.boards import FAST, board, client, ok_file
 from tests.support import dead_letter_of, running_worker, status_of
 
@@ -60,9 +62,8 @@ async def test_search_fans_out_and_a_broken_board_is_reported(
     letter naming the broken board and its 404; a second search inside the duplicate window
     submits no new listing job."""
     fetch_app = App("fetch", builtins=False)
-    handlers = register(fetch_app)
-    assert isinstance(handlers, FetchHandlers)
-    handlers._policy = FAST
+    handlers = FetchHandlers(FAST)
+    handlers.register(fetch_app)
     seen: list[ListingJob] = []
     publisher = Publisher(nc, settings)
     async with (
@@ -106,6 +107,30 @@ async def test_search_fans_out_and_a_broken_board_is_reported(
     assert by_submitted[BUNDLED].duplicates == 0
     assert by_submitted[0].duplicates == BUNDLED  # the rerun: every listing key already in the window
     assert len(board.requests) == 2  # one request per run for the broken board, no retry on a 404
+
+
+@pytest.mark.integration
+async def test_a_board_that_keeps_failing_is_retried_then_dead_lettered(
+    nc: NATS, settings: Settings, board: HttpTarget
+) -> None:
+    """A board answering 503 every time: its source job runs SOURCE_ATTEMPTS times (each with the
+    client's own retries), then is dead-lettered as exhausted with the board's error."""
+    board.script("/api/remote-jobs", Answer(503, b"down for maintenance"))
+    fetch_app = App("fetch", builtins=False)
+    handlers = FetchHandlers(FAST)
+    handlers.register(fetch_app)
+    source = Remotive(base_url=board.url(""))
+    search = SearchJob(run_id="run-503", profile=Profile(person=Person(name="S"), sources=[source]))
+    async with running_worker(fetch_app, nc, settings, queues=[QUEUES["fetch"]]) as (_, fetched):
+        await Publisher(nc, settings).enqueue(SEARCH, search, queue=QUEUES["fetch"])
+        await fetched.wait(lambda: fetched.count("dead") == 1)
+    await handlers.aclose()
+    [source_job] = [job_id for job_id, outcomes in fetched.by_job.items() if "dead" in outcomes]
+    letter = await dead_letter_of(nc, settings, source_job)
+    assert letter.reason == "exhausted"
+    assert "remotive: HTTP 503 after 3 attempts" in (letter.error or "")
+    assert letter.attempts == SOURCE_ATTEMPTS
+    assert len(board.to("/api/remote-jobs")) == SOURCE_ATTEMPTS * (1 + FAST.retries)
 
 
 # The stage's work without a server: `jobsearch.fetch.service` and the outcome of a broken board.
@@ -200,3 +225,19 @@ async def test_board_failures_appear_on_the_worker_metrics_page() -> None:
         page.close()
     assert 'jobsearch_fetch_board_failures_total{board="remotive",kind="timeout"}' in text
     assert "jetjobs_jobs_started" in text
+
+
+async def test_the_service_closes_the_board_client_it_opened(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`build_app` with a resource stack (as `jobsearch serve` uses it) closes the fetch stage's
+    BoardHttp when the stack unwinds, and not before."""
+    closed: list[FetchHandlers] = []
+
+    async def aclose(self: FetchHandlers) -> None:
+        closed.append(self)
+
+    monkeypatch.setattr(FetchHandlers, "aclose", aclose)
+    async with AsyncExitStack() as resources:
+        app = build_app(["fetch"], resources)
+        assert set(app.handlers) == {SEARCH, SOURCE}
+        assert closed == []
+    assert len(closed) == 1

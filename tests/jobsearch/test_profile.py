@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from jobsearch._toml_lines import key_lines
 from jobsearch.cli import main
 from jobsearch.profile import ProfileError, Sample, example_profile, load_profile, parse_profile
 
@@ -91,3 +92,17 @@ def test_missing_key_names_its_table_and_bad_toml_its_line(tmp_path: Path) -> No
         load_profile(path)
     with pytest.raises(ProfileError, match="jobsearch init"):
         load_profile(tmp_path / "none.toml")
+
+
+def test_key_lines_follow_multiline_values() -> None:
+    """Lines inside multi-line strings and arrays are not mistaken for keys or tables."""
+    text = (
+        '[person]\nname = "A"\nsummary = """\n[[sources]]\nboard = "fake"\n"""\n'
+        'skills = [\n  "x = 1",\n  "[y]",\n]\n\n[[sources]]\nboard = "sample"\n'
+    )
+    lines = key_lines(text)
+    assert lines[("person", "summary")] == 3
+    assert lines[("person", "skills")] == 7
+    assert lines[("sources", 0)] == 12
+    assert lines[("sources", 0, "board")] == 13
+    assert ("sources", 1) not in lines

@@ -91,14 +91,15 @@ def drop_reason(listing: MergedListing, search: Search) -> str | None:
 def _place_reason(listing: MergedListing, search: Search) -> str | None:  # noqa: PLR0911 (one return per rule reads best)
     remote = is_remote(listing)
     hybrid = is_hybrid(listing)
+    office = any(normalise.city(p) for p in listing.locations)  # "Remote (EU)" names no office
     mode = search.remote
     if mode == "remote" and not remote:
         return "remote: the listing does not say remote"
-    if mode == "onsite" and remote and not listing.locations:
+    if mode == "onsite" and remote and not office:
         return "remote: the listing is remote only, the profile wants on site"
     if mode == "remote_or_hybrid" and not (remote or hybrid):
         return "remote: the listing says neither remote nor hybrid"
-    if mode == "hybrid" and not hybrid and not (remote and listing.locations):
+    if mode == "hybrid" and not hybrid and not (remote and office):
         return "remote: the listing does not say hybrid"
     if not search.locations or not listing.locations:
         return None

@@ -8,7 +8,10 @@ decides the fuzzy case, always within one company (`company_key`):
 2. Title similarity of what the job is (the title without level, gender tag, remote marker):
    rapidfuzz `token_sort_ratio`, so reordering ("Software Engineer, Platform" / "Platform
    Software Engineer") costs nothing and a swapped word ("Backend" / "Frontend") costs a lot.
-3. Description similarity as the tie-breaker: the share of 4-word runs the shorter text has in
+3. A company whose name only begins like the other's ("Hexaplane" on an aggregator, "Hexaplane
+   Software Ltd" on its own board, at least 5 letters in common) is compared too, but matches
+   only on the same title and the same text.
+4. Description similarity as the tie-breaker: the share of 4-word runs the shorter text has in
    common with the other (a truncated aggregator copy still scores near 1; two jobs sharing the
    company's boilerplate score well below).
 """
@@ -21,11 +24,11 @@ from rapidfuzz import fuzz
 from jobsearch.dedupe import normalise
 from jobsearch.listing import Listing, MergedListing
 
+RELATED_COMPANY = 5  # letters a company key must share, as a prefix, with another to be compared
 SAME_TITLE = 92.0  # token_sort_ratio at or above: the same title, written another way
 SIMILAR_TITLE = 70.0  # at or above: perhaps the same job reworded; the descriptions decide
 SAME_TEXT = 0.6  # description containment at or above: one job's text
-OTHER_TEXT = 0.25  # below, with the same title: two openings that share a title
-MIN_WORDS = 30  # a description shorter than this says too little to decide anything
+MIN_WORDS = 50  # a description shorter than this (a teaser, a template) says too little to decide
 
 
 class Features(msgspec.Struct, kw_only=True, frozen=True):
@@ -77,18 +80,26 @@ def text_similarity(a: str, b: str) -> float | None:
     return len(sa & sb) / min(len(sa), len(sb))
 
 
+def _veto(new: Features, old: Features) -> str | None:
+    """Why `new` and `old` cannot be one job whatever their titles say, or None."""
+    if new.level != old.level:
+        return f"level {new.level or 'none'} != {old.level or 'none'}"
+    if new.cities and old.cities and not set(new.cities) & set(old.cities):
+        return "different cities"
+    if new.continents and old.continents and not set(new.continents) & set(old.continents):
+        return "different regions"
+    if new.employment and old.employment and new.employment != old.employment:
+        return "different employment type"
+    if _numbers(new.title) != _numbers(old.title):  # "Engineer 12" / "Engineer 13", "Team 4" / "Team 5"
+        return "different numbers in the title"
+    return None
+
+
 def screen(new: Features, old: Features) -> Verdict | None:
     """The cheap part of `compare` (no descriptions): a `same=False` verdict, or None to go on."""
-    if new.level != old.level:
-        return Verdict(same=False, reason=f"level {new.level or 'none'} != {old.level or 'none'}")
-    if new.cities and old.cities and not set(new.cities) & set(old.cities):
-        return Verdict(same=False, reason="different cities")
-    if new.continents and old.continents and not set(new.continents) & set(old.continents):
-        return Verdict(same=False, reason="different regions")
-    if new.employment and old.employment and new.employment != old.employment:
-        return Verdict(same=False, reason="different employment type")
-    if _numbers(new.title) != _numbers(old.title):  # "Engineer 12" / "Engineer 13", "Team 4" / "Team 5"
-        return Verdict(same=False, reason="different numbers in the title")
+    veto = _veto(new, old)
+    if veto:
+        return Verdict(same=False, reason=veto)
     title_score = fuzz.token_sort_ratio(new.title, old.title)
     if title_score < SIMILAR_TITLE:
         return Verdict(same=False, title_score=title_score, reason="different title")
@@ -107,8 +118,9 @@ def compare(new: Features, old: Features) -> Verdict:
     title_score = fuzz.token_sort_ratio(new.title, old.title)
     text_score = text_similarity(new.description, old.description)
     if title_score >= SAME_TITLE:
-        if text_score is not None and text_score < OTHER_TEXT:
-            return Verdict(same=False, title_score=title_score, text_score=text_score, reason="other text")
+        # The same title, place, level and type at one company is one job whatever the text: a
+        # post written anew (Hacker News, a recruiter) describes it in its own words, and two
+        # openings that match this closely are one application for the person anyway.
         return Verdict(same=True, title_score=title_score, text_score=text_score, reason="same title")
     if text_score is not None and text_score >= SAME_TEXT:
         return Verdict(same=True, title_score=title_score, text_score=text_score, reason="same text")
@@ -123,12 +135,22 @@ def title_agrees(new: Features, old: Features) -> bool:
     return fuzz.token_set_ratio(new.title, old.title) >= 60.0
 
 
-def best_match(new: Features, candidates: list[tuple[str, Features]]) -> tuple[str, Verdict] | None:
-    """The candidate (id, features) that is the same job as `new` with the best scores, if any."""
+def best_match(
+    new: Features, candidates: list[tuple[str, Features]], *, strict: frozenset[str] = frozenset()
+) -> tuple[str, Verdict] | None:
+    """The candidate (id, features) that is the same job as `new` with the best scores, if any.
+
+    Candidates whose id is in `strict` are of a company whose name only begins like this one's
+    ("Hexaplane" / "Hexaplane Software Ltd"): they match only on the same title and the same text.
+    """
     best: tuple[str, Verdict] | None = None
     for candidate_id, old in candidates:
         verdict = compare(new, old)
         if not verdict.same:
+            continue
+        if candidate_id in strict and not (
+            verdict.title_score >= SAME_TITLE and (verdict.text_score or 0.0) >= SAME_TEXT
+        ):
             continue
         rank = (verdict.title_score, verdict.text_score or 0.0)
         if best is None or rank > (best[1].title_score, best[1].text_score or 0.0):

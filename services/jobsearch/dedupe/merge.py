@@ -66,8 +66,8 @@ def add(merged: MergedListing, listing: Listing) -> MergedListing:
     primary_board = merged.sources[0].board if merged.sources else "sample"
     promote = _rank(listing.board) < _rank(primary_board)
     first, second = (listing, merged) if promote else (merged, listing)
-    places = {normalise.place(p) for p in merged.locations}
-    locations = list(merged.locations) + [p for p in listing.locations if normalise.place(p) not in places]
+    places = {_place_key(p) for p in merged.locations}
+    locations = list(merged.locations) + [p for p in listing.locations if _place_key(p) not in places]
     dates = [d for d in (merged.posted_at, listing.posted_at) if d is not None]
     remotes = [r for r in (merged.remote, listing.remote) if r is not None]
     sources = [ref, *merged.sources] if promote else [*merged.sources, ref]
@@ -85,6 +85,11 @@ def add(merged: MergedListing, listing: Listing) -> MergedListing:
         department=first.department or second.department,
         sources=sources,
     )
+
+
+def _place_key(location: str) -> str:
+    """One key per place: "Berlin, Germany" and "Berlin" are one place."""
+    return normalise.city(location) or normalise.place(location)
 
 
 def _longer(a: Listing | MergedListing, b: Listing | MergedListing) -> str:

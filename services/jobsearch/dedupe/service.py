@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 
-from jetjobs import Retry
+from jetjobs import ConfigError, Retry
 from jobsearch.dedupe.store import Decision, SeenSet
 from jobsearch.jobs import DraftJob, ListingJob
 
@@ -25,6 +26,31 @@ SubmitDraft = Callable[[DraftJob, str], Awaitable[None]]
 def draft_key(listing_id: str) -> str:
     """The draft job's idempotency key: one draft job per merged listing."""
     return f"draft:{listing_id}"
+
+
+def draft_job_id(listing_id: str) -> str:
+    """The draft job's id: fixed per merged listing, so the ledger runs it at most once."""
+    return f"draft-{listing_id}"
+
+
+def check_db_path(path: Path) -> None:
+    """Fail at start, not at the first job, when the seen-set's file cannot be written.
+
+    Looks only (creates nothing): the file, else its nearest existing folder, must be writable.
+
+    Raises:
+        ConfigError: naming the path and the variables that set it.
+    """
+    hint = "set JOBSEARCH_DATA_DIR or JOBSEARCH_DB to a writable place"
+    if path.exists():
+        if path.is_dir() or not os.access(path, os.W_OK):
+            raise ConfigError(f"the pipeline database {path} is not a writable file ({hint})")
+        return
+    folder = path.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK | os.X_OK):
+        raise ConfigError(f"the pipeline database {path} cannot be created in {folder} ({hint})")
 
 
 class Dedupe:

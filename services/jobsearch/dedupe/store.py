@@ -122,10 +122,11 @@ class SeenSet:
         self.conn.execute("BEGIN IMMEDIATE")
         try:
             yield self.conn
+            self.conn.execute("COMMIT")
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # a failed COMMIT leaves it open: never reuse it half done
+                self.conn.execute("ROLLBACK")
             raise
-        self.conn.execute("COMMIT")
 
     def record(self, listing: Listing, search: Search, run_id: str) -> Decision:
         """Match `listing` against everything seen, insert it, and apply the filters: atomically."""
@@ -197,23 +198,37 @@ class SeenSet:
         return None
 
     def _fuzzy(self, db: sqlite3.Connection, new: match.Features) -> tuple[str, str, match.Verdict] | None:
-        """The best fuzzy match among the merged listings of the same company."""
+        """The best fuzzy match among the merged listings of the same (or a related) company."""
         if not new.company:
             return None
-        rows = db.execute(
-            "SELECT id, features FROM dedupe_listings WHERE company_key = ?", (new.company,)
-        ).fetchall()
-        candidates: list[tuple[str, match.Features]] = []
+        rows = db.execute("SELECT id, features FROM dedupe_listings WHERE company_key = ?", (new.company,))
+        candidates = self._screened(db, new, rows.fetchall())
+        related: list[tuple[str, match.Features]] = []
+        if len(new.company) >= match.RELATED_COMPANY:
+            prefixes = [new.company[:n] for n in range(match.RELATED_COMPANY, len(new.company))]
+            rows = db.execute(
+                "SELECT id, features FROM dedupe_listings WHERE (company_key > ? AND company_key < ?) "
+                f"OR company_key IN ({', '.join('?' * len(prefixes))})",
+                (new.company, new.company + "\U0010ffff", *prefixes),
+            )
+            related = self._screened(db, new, rows.fetchall())
+        best = match.best_match(new, candidates + related, strict=frozenset(i for i, _ in related))
+        if best is None:
+            return None
+        return best[0], "fuzzy", best[1]
+
+    def _screened(
+        self, db: sqlite3.Connection, new: match.Features, rows: list[sqlite3.Row]
+    ) -> list[tuple[str, match.Features]]:
+        """The rows that pass the cheap checks, with their descriptions loaded."""
+        out: list[tuple[str, match.Features]] = []
         for row in rows:
             old = _FEATURES.decode(row["features"])
             if match.screen(new, old) is not None:
                 continue
             words = db.execute("SELECT words FROM dedupe_listings WHERE id = ?", (row["id"],)).fetchone()[0]
-            candidates.append((row["id"], msgspec.structs.replace(old, description=words)))
-        best = match.best_match(new, candidates)
-        if best is None:
-            return None
-        return best[0], "fuzzy", best[1]
+            out.append((row["id"], msgspec.structs.replace(old, description=words)))
+        return out
 
     def _create(
         self, db: sqlite3.Connection, listing: Listing, features: match.Features, search: Search, run_id: str

@@ -11,10 +11,34 @@ Every failure to read a board is a `SourceError` (`jobsearch.sources.errors`). T
 
 from __future__ import annotations
 
-import importlib
-
-from jobsearch.profile import Sample, Source, source_name
-from jobsearch.sources import sample
+from jobsearch.profile import (
+    Arbeitnow,
+    Ashby,
+    Greenhouse,
+    HackerNews,
+    Lever,
+    RemoteOK,
+    Remotive,
+    Rss,
+    Sample,
+    SmartRecruiters,
+    Source,
+    Workable,
+    source_name,
+)
+from jobsearch.sources import (
+    arbeitnow,
+    ashby,
+    greenhouse,
+    hackernews,
+    lever,
+    remoteok,
+    remotive,
+    rss,
+    sample,
+    smartrecruiters,
+    workable,
+)
 from jobsearch.sources.errors import FailureKind, SourceError
 from jobsearch.sources.fetched import Fetched
 from jobsearch.sources.http import USER_AGENT, BoardHttp, HttpPolicy
@@ -22,7 +46,7 @@ from jobsearch.sources.http import USER_AGENT, BoardHttp, HttpPolicy
 __all__ = ["USER_AGENT", "BoardHttp", "FailureKind", "Fetched", "HttpPolicy", "SourceError", "fetch_source"]
 
 
-async def fetch_source(http: BoardHttp, source: Source) -> Fetched:
+async def fetch_source(http: BoardHttp, source: Source) -> Fetched:  # noqa: PLR0911 - one exit per board
     """Read one source's board: its listings, and the postings dropped and why.
 
     Raises:
@@ -30,12 +54,26 @@ async def fetch_source(http: BoardHttp, source: Source) -> Fetched:
             malformed body, HTML error page, body too large, timeout).
     """
     name = source_name(source)
-    if isinstance(source, Sample):
-        return sample.fetch(source, name)
-    board = type(source).__struct_config__.tag
-    try:
-        module = importlib.import_module(f"jobsearch.sources.{board}")
-    except ModuleNotFoundError:
-        raise SourceError(str(board), "refused", "this board is not supported yet") from None
-    fetched: Fetched = await module.fetch(http, source, name)
-    return fetched
+    match source:
+        case Greenhouse():
+            return await greenhouse.fetch(http, source, name)
+        case Lever():
+            return await lever.fetch(http, source, name)
+        case Ashby():
+            return await ashby.fetch(http, source, name)
+        case Workable():
+            return await workable.fetch(http, source, name)
+        case SmartRecruiters():
+            return await smartrecruiters.fetch(http, source, name)
+        case RemoteOK():
+            return await remoteok.fetch(http, source, name)
+        case Remotive():
+            return await remotive.fetch(http, source, name)
+        case Arbeitnow():
+            return await arbeitnow.fetch(http, source, name)
+        case HackerNews():
+            return await hackernews.fetch(http, source, name)
+        case Rss():
+            return await rss.fetch(http, source, name)
+        case Sample():
+            return sample.fetch(source, name)

@@ -102,8 +102,9 @@ class BoardHttp:
     async def get_json(self, board: str, url: str, *, params: Mapping[str, Any] | None = None) -> Any:
         """GET a JSON document; any failure is a SourceError (HTML pages and bad JSON included)."""
         body = await self.get(board, url, params=params, accept="application/json")
-        head = body.content[:512].lstrip().lower()
-        if "html" in body.content_type or head.startswith((b"<!doctype", b"<html", b"<")):
+        # JSON never starts with "<"; the content type alone is not trusted (some boards send
+        # JSON as text/html).
+        if body.content[:512].lstrip().startswith(b"<"):
             raise SourceError(
                 board, "html_page", "answered with an HTML page where JSON was expected", url=body.url
             )

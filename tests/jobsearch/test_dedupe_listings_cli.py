@@ -1,0 +1,74 @@
+"""`jobsearch listings` and `jobsearch schemas`: no server, the SQLite file and the schema files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from jobsearch.cli import main
+from jobsearch.dedupe.store import SeenSet
+from jobsearch.profile import Search
+from tests.jobsearch.test_dedupe_match import posting
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A pipeline data dir with two postings of one job, and one listing the filters dropped."""
+    monkeypatch.setenv("JOBSEARCH_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("JOBSEARCH_DB", raising=False)
+    seen = SeenSet(tmp_path / "jobsearch.sqlite")
+    keep = Search(exclude=["bakery"])
+    seen.record(posting("1", "Backend Engineer"), keep, "r")
+    seen.record(
+        posting("2", "Backend Engineer (m/w/d)", board="arbeitnow", url="https://a.example/2"), keep, "r"
+    )
+    seen.record(posting("3", "Baker", company="Bakery\x1b[31m Ltd", url="https://b.example/3"), keep, "r")
+    seen.close()
+    return tmp_path
+
+
+def test_listings_prints_merged_listings_with_their_sources(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The kept listing shows once with both board postings; the dropped one only with --all, with
+    its reason, and a control character in scraped text is printed escaped."""
+    assert main(["listings"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("Backend Engineer") == 1
+    assert "greenhouse" in out
+    assert "arbeitnow" in out
+    assert "Baker" not in out
+    assert main(["listings", "--all"]) == 0
+    out = capsys.readouterr().out
+    assert "exclude: 'bakery' in the company" in out
+    assert "\x1b" not in out
+    assert "\\u001b" in out
+
+
+def test_listings_json(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--json prints each merged listing with its sources, state and drop reason."""
+    assert main(["listings", "--json", "--all"]) == 0
+    items = json.loads(capsys.readouterr().out)
+    assert sorted(len(item["listing"]["sources"]) for item in items) == [1, 2]
+    assert {item["state"] for item in items} == {"pending", "dropped"}
+
+
+def test_listings_without_a_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No database yet: a message, exit 0, and no file created."""
+    monkeypatch.setenv("JOBSEARCH_DATA_DIR", str(tmp_path / "none"))
+    monkeypatch.delenv("JOBSEARCH_DB", raising=False)
+    assert main(["listings"]) == 0
+    assert "no listings yet" in capsys.readouterr().out
+    assert not (tmp_path / "none").exists()
+
+
+def test_schemas_command_writes_and_checks(tmp_path: Path) -> None:
+    """`jobsearch schemas DIR` writes files that `--check` accepts; an edit makes --check fail."""
+    assert main(["schemas", str(tmp_path)]) == 0
+    assert main(["schemas", "--check", str(tmp_path)]) == 0
+    (tmp_path / "search.schema.json").write_text("{}")
+    assert main(["schemas", "--check", str(tmp_path)]) == 1
