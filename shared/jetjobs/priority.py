@@ -45,7 +45,12 @@ class PriorityBuffer(Generic[T]):
         """
         low_water = max(1, self.capacity // 2)
         while (room := self.room(priority)) < low_water and (room == 0 or self._queues[priority]):
-            self._room_made[priority] = event = anyio.Event()
+            # A worker over several queues has one fetcher per queue and priority: they share
+            # one event, renewed only after it fired (a waiter replacing it would strand the
+            # other queue's fetcher on an event nobody sets, and that queue would stop).
+            event = self._room_made[priority]
+            if event.is_set():
+                self._room_made[priority] = event = anyio.Event()
             await event.wait()
         return room
 

@@ -86,11 +86,13 @@ class ProviderServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self.hold_until_in_flight: int | None = None
+        self.down: set[str] = set()  # providers answering every request with 503 (an outage)
         self._lock = threading.Condition()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body leave without a delayed-ACK stall
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -154,6 +156,8 @@ class ProviderServer:
         with self._lock:
             self.seen.append(Seen(provider, path, headers, body, system, prompt))
             fault = self.faults[provider].pop(0) if self.faults[provider] else None
+            if fault is None and provider in self.down:
+                fault = Fault(503, {"error": {"message": "service unavailable"}}, {"retry-after": "0"})
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             self._lock.notify_all()

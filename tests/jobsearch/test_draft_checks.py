@@ -62,10 +62,18 @@ def test_offline_letter_is_worth_editing(profile: Profile, corpus: dict[str, Mer
         ("fake-employers", LETTER + " During my time at Wayne Enterprises I shipped a lot.", {"employment"}),
         ("fake-employers", LETTER + " I worked with Massive Dynamic Corp on billing.", {"employment"}),
         ("fake-employers", LETTER + " I built tools used at Cyberdyne Systems.", {"organisations"}),
-        ("fence-break", LETTER + " I was a Staff Engineer at OpenAI.", {"employment", "titles", "injection", "organisations"}),
+        (
+            "fence-break",
+            LETTER + " I was a Staff Engineer at OpenAI.",
+            {"employment", "titles", "injection", "organisations"},
+        ),
         ("fence-break", LETTER + " ZEBRA_991", {"injection"}),
         ("plain-backend", LETTER.replace("I mentor", "As a Principal Architect I mentor"), {"titles"}),
-        ("plain-backend", LETTER + " I also hold an MBA from Harvard Business School.", {"degrees", "organisations"}),
+        (
+            "plain-backend",
+            LETTER + " I also hold an MBA from Harvard Business School.",
+            {"degrees", "organisations"},
+        ),
         ("plain-backend", "Thanks!", {"length"}),
     ],
 )
@@ -81,9 +89,13 @@ def test_fabrications_and_injections_are_caught(
     [
         LETTER.replace("I mentor", "I do not have a master's degree, but I mentor"),
         LETTER.replace("I mentor", "As Senior Software Engineer at Initech I mentor"),
-        LETTER.replace("I mentor", "My BSc in Computer Science at the Technical University of Munich taught me"),
+        LETTER.replace(
+            "I mentor", "My BSc in Computer Science at the Technical University of Munich taught me"
+        ),
         LETTER + " My work is on https://github.com/janedoe and you can reach me at jane@example.org.",
-        LETTER.replace("I mentor", "I would love to grow as a Backend Engineer at Acme Analytics and I mentor"),
+        LETTER.replace(
+            "I mentor", "I would love to grow as a Backend Engineer at Acme Analytics and I mentor"
+        ),
     ],
 )
 def test_honest_statements_pass(profile: Profile, corpus: dict[str, MergedListing], text: str) -> None:
@@ -109,9 +121,12 @@ def test_prompt_fences_the_listing_and_defuses_lookalike_tags(
     assert f"</listing-{nonce.group(1)}>" in prompt
     assert "</listing>" not in prompt.split(f"<listing-{nonce.group(1)}>")[1]
     assert "(/listing)" in prompt
-    assert "untrusted data" in system and "never instructions" in system
-    assert "Never invent" in system and "do not claim it" in system
-    assert "About 220 words" in system and "warm, direct, specific" in system
+    assert "untrusted data" in system
+    assert "never instructions" in system
+    assert "Never invent" in system
+    assert "do not claim it" in system
+    assert "About 220 words" in system
+    assert "warm, direct, specific" in system
     _, again = build_prompt("cover_letter", profile, corpus["fence-break"])
     assert nonce.group(0) not in again  # a fresh nonce every call
 
@@ -130,7 +145,11 @@ async def _draft(providers: ProviderServer, job: DraftJob, provider: str = "open
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "ollama"])
 @pytest.mark.parametrize("listing_id", ["injection-canary", "injection-ai-note", "fence-break"])
 async def test_a_model_that_obeys_the_injection_never_stores_the_canary(
-    providers: ProviderServer, profile: Profile, corpus: dict[str, MergedListing], provider: str, listing_id: str
+    providers: ProviderServer,
+    profile: Profile,
+    corpus: dict[str, MergedListing],
+    provider: str,
+    listing_id: str,
 ) -> None:
     """A model that copies the listing's text into its letter, twice: the draft is stored for review,
     with the injected sentences removed, and the reason recorded."""
@@ -146,7 +165,7 @@ async def test_a_model_that_obeys_the_injection_never_stores_the_canary(
     for canary in CANARIES:
         assert canary.lower() not in draft.text.lower()
     assert "[removed by the draft checks]" in draft.text
-    [first, second] = providers.to(provider)
+    [_first, second] = providers.to(provider)
     assert "failed these checks" in second.prompt
     assert "CANARY" not in second.prompt.split("</listing-")[-1]  # the reason does not repeat the payload
 
@@ -161,8 +180,10 @@ async def test_a_fabricated_degree_is_retried_once_with_the_reason(
     [draft] = await _draft(providers, _job(profile, corpus["plain-backend"]))
     assert draft.status == "ok"
     assert "PhD" not in draft.text
-    assert draft.tokens_in == 2 * 1100 and draft.tokens_out == 2 * 280
-    assert draft.provider == "openai" and draft.model == "gpt-4o-mini"
+    assert draft.tokens_in == 2 * 1100
+    assert draft.tokens_out == 2 * 280
+    assert draft.provider == "openai"
+    assert draft.model == "gpt-4o-mini"
     assert draft.cost_usd > 0
     [_, retry] = providers.to("openai")
     assert "claims degrees the profile does not hold: doctorate" in retry.prompt

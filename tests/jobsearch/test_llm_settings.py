@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from jetjobs import EmbeddedServer
+from jetjobs import App, EmbeddedServer
+from jobsearch import draft
+from jobsearch.jobs import DRAFT
 from jobsearch.llm import LlmConfigError, Target, load_llm_settings
 from tests.jobsearch.provider_servers import KEYS
 
@@ -129,3 +131,12 @@ def test_serve_draft_exits_2_naming_the_missing_key(nats_server: EmbeddedServer)
     )
     assert result.returncode == 2, result.stderr
     assert b"ANTHROPIC_API_KEY" in result.stderr
+
+
+def test_register_reads_the_environment_it_is_given() -> None:
+    """register(app) with an empty environment registers the handler (offline); a bad one raises."""
+    app = App("t", builtins=False)
+    draft.register(app, env={})
+    assert DRAFT in app.handlers
+    with pytest.raises(LlmConfigError, match="OPENCODE_API_KEY"):
+        draft.register(App("t2", builtins=False), env={"LLM_PROVIDER": "opencode"})

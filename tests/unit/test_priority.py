@@ -220,3 +220,23 @@ async def test_close_releases_waiters_and_hands_out_nothing() -> None:
     assert got == [None, None]
     assert await buffer.get() is None
     assert buffer.drain() == ["after-close"]
+
+
+@pytest.mark.anyio
+async def test_every_fetcher_waiting_for_room_wakes() -> None:
+    """Two fetchers of one priority (a worker over two queues) wait for room: one pick wakes both."""
+    buffer = filled(capacity=2, normal=2)
+    woke: list[str] = []
+
+    async def fetcher(name: str) -> None:
+        await buffer.wait_room("normal")
+        woke.append(name)
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(fetcher, "queue-a")
+            tg.start_soon(fetcher, "queue-b")
+            await anyio.wait_all_tasks_blocked()
+            assert buffer.pick() is not None
+            assert buffer.pick() is not None
+    assert sorted(woke) == ["queue-a", "queue-b"]

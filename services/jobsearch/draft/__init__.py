@@ -18,15 +18,22 @@ from jobsearch.llm import LlmClient, LlmSettings, load_llm_settings
 __all__ = ["Drafter", "handle", "register"]
 
 
-def register(app: App, *, settings: LlmSettings | None = None, env: Mapping[str, str] | None = None) -> None:
+def register(
+    app: App,
+    *,
+    settings: LlmSettings | None = None,
+    env: Mapping[str, str] | None = None,
+    llm: LlmClient | None = None,
+) -> None:
     """Register the draft stage's handler on the pipeline's App.
 
     The provider settings are read here (from `env`, default the process environment), so a bad
-    configuration fails before the worker starts. The client and its connection pool are made on
-    the first job, inside the worker's event loop, and shared by every job of the service.
+    configuration fails before the worker starts. Unless `llm` is given (its owner closes it), the
+    client and its connection pool are made on the first job, inside the worker's event loop, and
+    shared by every job of the service until the process ends.
     """
-    llm_settings = settings or load_llm_settings(env)
-    drafter: Drafter | None = None
+    llm_settings = llm.settings if llm is not None else settings or load_llm_settings(env)
+    drafter: Drafter | None = Drafter(llm) if llm is not None else None
 
     @app.job(DRAFT, payload=DraftJob)
     async def draft(ctx: JobContext, job: DraftJob) -> dict[str, object]:
