@@ -46,7 +46,7 @@ from jobsearch.run.progress import Progress, follow_ledger, wait_drained
 from jobsearch.run.summary import CANNOT_RUN, WATCHED, RunSummary, format_summary, summarise
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store import Store
-from jobsearch.store.state import utcnow
+from jobsearch.store.state import utcnow_exact
 
 log = structlog.get_logger("jobsearch.run")
 
@@ -216,7 +216,7 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
         return 0
     run_id = new_run_id()
     orchestra = Orchestra(args, settings, nc, run_id)
-    orchestra.drafts_since = utcnow()
+    orchestra.drafts_since = utcnow_exact()
     with Store.open(orchestra.pipeline.db_path) as store:
         store.start_run(run_id, profile=f"replay --stage {stage} --since {args.since}")
 

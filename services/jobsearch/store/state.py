@@ -50,6 +50,11 @@ def utcnow() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def utcnow_exact() -> str:
+    """Now to the microsecond: `drafts.recorded_at`, which a replay compares with its start."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
 class Store:
     """The state of record in one SQLite file (see `jobsearch.store.schema`)."""
 
@@ -152,7 +157,8 @@ class Store:
                         listing.id, draft.step, draft.text, draft.provider, draft.model, draft.tokens_in,
                         draft.tokens_out, draft.cost_usd, draft.latency_ms, draft.status,
                         _JSON.encode(draft.checks).decode(), run_id, job_id,
-                        (draft.created_at.isoformat(timespec="seconds") if draft.created_at else now), now,
+                        (draft.created_at.isoformat(timespec="seconds") if draft.created_at else now),
+                        utcnow_exact(),
                     ),
                 )  # fmt: skip
                 added += cursor.rowcount
