@@ -142,9 +142,10 @@ def _service_pid(run_pid: int, stage: str) -> int | None:
 async def test_a_stage_service_killed_mid_run_loses_nothing(
     tmp_path: Path, data_dir: Path, nc: NATS, run_settings: Settings
 ) -> None:
-    """SIGKILL the draft service while drafts are being written: the run restarts it, the killed
-    service's jobs are redelivered, and every kept listing still reaches the tracker; exit 0."""
-    profile = profile_with(tmp_path, size=400, open_search=True)
+    """SIGKILL the dedupe service (the slowest stage, so it always holds jobs) mid-run: the run
+    restarts it, the jobs it held are redelivered, and every kept listing still reaches the
+    tracker with its drafts; exit 0."""
+    profile = profile_with(tmp_path, size=1500, open_search=True)
     progress = Progress([LISTING, DRAFT, EXPORT])
     subscription = await follow_ledger(Publisher(nc, run_settings), progress)
     log = (tmp_path / "run.log").open("wb")  # the run's stderr: read only to explain a failure
@@ -171,27 +172,30 @@ async def test_a_stage_service_killed_mid_run_loses_nothing(
 
         tg.start_soon(watch_exit)
         with anyio.fail_after(120):
-            while progress.counts[DRAFT].succeeded < 20 and not exited.is_set():
+            while progress.counts[LISTING].succeeded < 50 and not exited.is_set():
                 with anyio.move_on_after(1):  # re-check the exit at least every second
                     await progress.next_change().wait()
         assert not exited.is_set(), output.decode() + (tmp_path / "run.log").read_text()
-        killed = _service_pid(process.pid, "draft")
+        killed = _service_pid(process.pid, "dedupe")
         assert killed is not None
         os.kill(killed, signal.SIGKILL)
-        with anyio.fail_after(200):
+        looked_at_kill = progress.counts[LISTING].succeeded
+        with anyio.fail_after(300):
             code = await process.wait()
     await subscription.unsubscribe()
     log.close()
     text = output.decode()
     assert code == 0, text + (tmp_path / "run.log").read_text()
-    assert "the draft service exited; restarted it" in text
+    assert "the dedupe service exited; restarted it" in text
+    assert looked_at_kill < progress.counts[LISTING].succeeded  # the kill was mid-run
+    assert progress.redelivered  # the jobs the killed service held ran again
+    assert progress.counts[LISTING].dead == 0
     kept = read_listings(data_dir / "jobsearch.sqlite")
-    assert len(kept) > 20
+    assert len(kept) > 50
     assert {item.state for item in kept} == {"drafted"}
     rows = sheet_rows(data_dir / "tracker.xlsx")
     assert sorted(row["ID"] for row in rows) == sorted(item.listing.id for item in kept)
     assert all(row["Cover letter"] for row in rows)
-    assert progress.redelivered  # the killed service's jobs ran again elsewhere
     assert progress.counts[DRAFT].dead == 0
     assert progress.counts[EXPORT].dead == 0
 

@@ -118,7 +118,7 @@ class Progress:
         if before == "failed":
             counts.retrying -= 1
         self.state[job_id] = record.state
-        if record.state == "running" and record.attempt > 1:
+        if record.attempt > 1:  # any entry: the `running` one may have been overwritten unread
             self.redelivered.add(job_id)
         match record.state:
             case "succeeded":
