@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from jobsearch.jobs import DraftJob, ExportJob, ListingJob, SearchJob, SourceJob
+from jobsearch.jobs import DraftJob, ExportJob, ListingJob, SearchJob, SourceJob, TrackerJob
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile, example_profile
 
@@ -25,6 +25,7 @@ SCHEMAS: dict[str, Any] = {
     "listing.schema.json": ListingJob,
     "draft.schema.json": DraftJob,
     "export.schema.json": ExportJob,
+    "tracker.schema.json": TrackerJob,
     "profile.schema.json": Profile,
     "merged_listing.schema.json": MergedListing,
 }

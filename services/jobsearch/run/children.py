@@ -183,19 +183,23 @@ class StageServices:
     def kill(self, stage: Stage) -> None:
         """SIGKILL one service (tests: a service killed mid-run must lose nothing)."""
         child = self.current[stage]
-        if not child.exited.is_set():
+        if child.process.returncode is None:
             child.process.send_signal(signal.SIGKILL)
 
     async def stop(self) -> None:
-        """SIGTERM every service (they finish or hand back their jobs), SIGKILL stragglers."""
+        """SIGTERM every service (they finish or hand back their jobs), SIGKILL stragglers.
+
+        Waits on the processes themselves, not on the log readers, which a cancelled run has
+        already stopped.
+        """
         self._stopping = True
-        live = [child for child in self.current.values() if not child.exited.is_set()]
+        live = [child for child in self.current.values() if child.process.returncode is None]
         for child in live:
             child.process.send_signal(signal.SIGTERM)
         with anyio.move_on_after(self.stop_timeout):
             for child in live:
-                await child.exited.wait()
+                await child.process.wait()
         for child in live:
-            if not child.exited.is_set():
+            if child.process.returncode is None:
                 child.process.kill()
-                await child.exited.wait()
+                await child.process.wait()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -45,6 +46,7 @@ from jobsearch.run.progress import Progress, follow_ledger, wait_drained
 from jobsearch.run.summary import CANNOT_RUN, WATCHED, RunSummary, format_summary, summarise
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store import Store
+from jobsearch.store.state import utcnow_exact
 
 log = structlog.get_logger("jobsearch.run")
 
@@ -70,14 +72,24 @@ async def _first(*waits: Callable[[], Awaitable[Any]]) -> None:
             tg.start_soon(one, wait)
 
 
-async def _wait_settled(publisher: Publisher, progress: Progress, job_id: str) -> StatusRecord | None:
-    """The job's final ledger entry, from the follower (or a direct read, should its news be late)."""
+async def _wait_settled(
+    publisher: Publisher, progress: Progress, job_id: str, on_retry: Callable[[str], None]
+) -> StatusRecord | None:
+    """The job's final ledger entry, from the follower (or a direct read, should its news be late).
+
+    `on_retry` hears each new error of the job while it is being retried (a locked tracker).
+    """
     settled = progress.watch(job_id)
     kv = await publisher.topology.status_kv(publisher.js)
+    told = ""
     while True:
         with anyio.move_on_after(_TICK):
             await settled.wait()
             return progress.records[job_id]
+        error = progress.errors.get(job_id, "")
+        if error and error != told:
+            on_retry(error)
+            told = error
         try:
             entry = await kv.get(job_id)
         except Exception:  # KeyNotFoundError and friends: not written yet
@@ -107,16 +119,18 @@ class Orchestra:
         self.progress.keep_results = frozenset({SOURCE})
         self.pipeline = load_pipeline_settings()
         self.started = time.monotonic()
+        self.drafts_since: str | None = None  # a replay counts the drafts recorded since it began
         self.tracker: dict[str, Any] | None = None
         self.tracker_error: str | None = None
         self.service_error: str | None = None
+        self.display: Display | None = None
 
     async def run(self, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> RunSummary:
         """Start everything, `submit` the work, wait for the drain and the tracker; summarise."""
         subscription = await follow_ledger(self.publisher, self.progress)
         for queue in QUEUES.values():
             await self.publisher.topology.ensure_queue(self.publisher.js, queue)
-        display = Display(self.progress, sources=sources)
+        display = self.display = Display(self.progress, sources=sources)
         try:
             async with anyio.create_task_group() as tg:
                 services = StageServices(
@@ -136,7 +150,7 @@ class Orchestra:
         finally:
             await subscription.unsubscribe()
         with Store.open(self.pipeline.db_path) as store:
-            numbers = store.run_numbers(self.run_id)
+            numbers = store.run_numbers(self.run_id, drafts_since=self.drafts_since)
         summary = summarise(
             self.run_id, time.monotonic() - self.started, self.progress, numbers, self.tracker
         )
@@ -154,7 +168,12 @@ class Orchestra:
             max_attempts=30,
             timeout=600.0,
         )
-        record = await _wait_settled(self.publisher, self.progress, job.id)
+
+        def on_retry(error: str) -> None:
+            if self.display is not None:
+                self.display.note(f"tracker: {error.removeprefix('Retry: ')} (retrying)")
+
+        record = await _wait_settled(self.publisher, self.progress, job.id, on_retry)
         if record is not None and record.state == "succeeded" and isinstance(record.result, dict):
             self.tracker = record.result
         else:
@@ -197,6 +216,7 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
         return 0
     run_id = new_run_id()
     orchestra = Orchestra(args, settings, nc, run_id)
+    orchestra.drafts_since = utcnow_exact()
     with Store.open(orchestra.pipeline.db_path) as store:
         store.start_run(run_id, profile=f"replay --stage {stage} --since {args.since}")
 
@@ -208,10 +228,16 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
 
 
 async def _conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> int:
+    """Run, record the outcome in the store, print the summary; SIGINT/SIGTERM stop it cleanly
+    (the services hand back their jobs, the run is recorded `interrupted`)."""
     outcome = "interrupted"
     summary: RunSummary | None = None
+    stopped_by: list[int] = []
     try:
-        summary = await orchestra.run(submit, sources=sources)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_stop_on_signal, tg.cancel_scope, stopped_by)
+            summary = await orchestra.run(submit, sources=sources)
+            tg.cancel_scope.cancel()
     except ServiceFailed as exc:
         print(f"jobsearch: a stage service did not start: {exc}", file=sys.stderr)
         outcome = "failed"
@@ -225,8 +251,24 @@ async def _conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]],
                 outcome=outcome,
                 summary=msgspec.to_builtins(summary) if summary is not None else {},
             )
+    if summary is None:
+        signum = stopped_by[0] if stopped_by else signal.SIGINT
+        print(
+            f"jobsearch: run {orchestra.run_id} stopped by {signal.Signals(signum).name}; what was "
+            "recorded is kept, and the jobs still queued run with the next `jobsearch run`",
+            file=sys.stderr,
+        )
+        return 128 + signum
     _print_summary(summary)
     return summary.exit_code
+
+
+async def _stop_on_signal(scope: anyio.CancelScope, stopped_by: list[int]) -> None:
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            stopped_by.append(signum)
+            scope.cancel()
+            return
 
 
 def add_run_commands(sub: Any) -> None:

@@ -119,7 +119,8 @@ def stage_details(progress: PipelineProgress) -> dict[str, str]:
 
 
 def _filtered(progress: PipelineProgress) -> int:
-    return progress.outcomes[f"{LISTING}:state:dropped"]
+    # New postings the profile's filters dropped (one merged into a dropped listing is not new).
+    return progress.outcomes[f"{LISTING}:new:dropped"]
 
 
 def fetched(progress: PipelineProgress) -> int:

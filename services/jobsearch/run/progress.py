@@ -57,6 +57,7 @@ class Progress:
         self.results: dict[str, list[Any]] = {}  # every settled result of the types kept below
         self.dead: list[StatusRecord] = []
         self.errors: dict[str, str] = {}  # job id -> last error of a job that is retrying
+        self.redelivered: set[str] = set()  # jobs that ran more than once (retry, lost worker)
         self.keep_results: frozenset[str] = frozenset()
         self._changed = anyio.Event()
         self._watch_ids: dict[str, anyio.Event] = {}
@@ -117,6 +118,8 @@ class Progress:
         if before == "failed":
             counts.retrying -= 1
         self.state[job_id] = record.state
+        if record.attempt > 1:  # any entry: the `running` one may have been overwritten unread
+            self.redelivered.add(job_id)
         match record.state:
             case "succeeded":
                 counts.succeeded += 1
@@ -141,6 +144,8 @@ class Progress:
                 value = result.get(field)
                 if isinstance(value, str):
                     self.outcomes[f"{record.type}:{field}:{value}"] += 1
+            if "outcome" in result and "state" in result:
+                self.outcomes[f"{record.type}:{result['outcome']}:{result['state']}"] += 1
         if record.type in self.keep_results:
             self.results.setdefault(record.type, []).append(result)
 

@@ -65,10 +65,10 @@ def summarise(
     summary.sources_failed = [str(record.error) for record in progress.dead if record.type == SOURCE]
     summary.listings_seen = sum(int(r.get("listings") or 0) for r in reports)
     summary.listings_new = numbers.listings_new
-    summary.listings_filtered = progress.outcomes[f"{LISTING}:state:dropped"]
-    drafted = progress.outcomes[f"{LISTING}:state:drafted"]
-    # Seen before: in an earlier run (dedupe's seen-set, or the stream's duplicate window).
-    summary.listings_known = max(0, summary.listings_seen - drafted - summary.listings_filtered)
+    summary.listings_filtered = progress.outcomes[f"{LISTING}:new:dropped"]
+    # Merged into another posting of this run, or seen in an earlier run (dedupe's seen-set, or
+    # the stream's duplicate window, which keeps a listing job from being submitted twice).
+    summary.listings_known = max(0, summary.listings_seen - progress.outcomes[f"{LISTING}:outcome:new"])
     summary.drafts = numbers.drafts
     summary.needs_review = numbers.needs_review
     dead = [record for record in progress.dead if record.type != SOURCE]

@@ -79,11 +79,13 @@ CREATE TABLE IF NOT EXISTS drafts (
     origin       TEXT NOT NULL,             -- pipeline | edit
     run_id       TEXT,
     job_id       TEXT,                      -- the export job that recorded it (idempotency)
-    created_at   TEXT NOT NULL,
+    created_at   TEXT NOT NULL,             -- when the provider wrote it
+    recorded_at  TEXT NOT NULL,             -- when the state of record got it
     UNIQUE (job_id, step)
 );
 CREATE INDEX IF NOT EXISTS drafts_listing ON drafts(listing_id, step, id);
 CREATE INDEX IF NOT EXISTS drafts_run ON drafts(run_id);
+CREATE INDEX IF NOT EXISTS drafts_recorded ON drafts(recorded_at);
 CREATE TABLE IF NOT EXISTS status_history (
     id          INTEGER PRIMARY KEY,
     listing_id  TEXT NOT NULL REFERENCES listings(id),

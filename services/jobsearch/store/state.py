@@ -50,6 +50,11 @@ def utcnow() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def utcnow_exact() -> str:
+    """Now to the microsecond: `drafts.recorded_at`, which a replay compares with its start."""
+    return datetime.now(UTC).isoformat(timespec="microseconds")
+
+
 class Store:
     """The state of record in one SQLite file (see `jobsearch.store.schema`)."""
 
@@ -145,13 +150,15 @@ class Store:
             for draft in drafts:
                 cursor = conn.execute(
                     "INSERT OR IGNORE INTO drafts (listing_id, step, text, provider, model, tokens_in,"
-                    " tokens_out, cost_usd, latency_ms, status, checks, origin, run_id, job_id, created_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pipeline', ?, ?, ?)",
+                    " tokens_out, cost_usd, latency_ms, status, checks, origin, run_id, job_id, created_at,"
+                    " recorded_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pipeline', ?, ?, ?, ?)",
                     (
                         listing.id, draft.step, draft.text, draft.provider, draft.model, draft.tokens_in,
                         draft.tokens_out, draft.cost_usd, draft.latency_ms, draft.status,
                         _JSON.encode(draft.checks).decode(), run_id, job_id,
                         (draft.created_at.isoformat(timespec="seconds") if draft.created_at else now),
+                        utcnow_exact(),
                     ),
                 )  # fmt: skip
                 added += cursor.rowcount
@@ -341,14 +348,19 @@ class Store:
             summary=_SUMMARY.decode(row["summary"]) if row["summary"] else None,
         )
 
-    def run_numbers(self, run_id: str) -> RunNumbers:
-        """What a run added: new and updated listings, drafts by provider with tokens and cost."""
+    def run_numbers(self, run_id: str, *, drafts_since: str | None = None) -> RunNumbers:
+        """What a run added: new and updated listings, drafts by provider with tokens and cost.
+
+        Drafts count by the run id their jobs carry; with `drafts_since` (an ISO time), by when
+        they were recorded instead (a replay re-drafts jobs that carry their first run's id).
+        """
         new = self.conn.execute("SELECT count(*) FROM listings WHERE first_run_id = ?", (run_id,)).fetchone()[
             0
         ]
         updated = self.conn.execute(
             "SELECT count(*) FROM listings WHERE last_run_id = ? AND first_run_id != ?", (run_id, run_id)
         ).fetchone()[0]
+        which, value = ("recorded_at >= ?", drafts_since) if drafts_since else ("run_id = ?", run_id)
         usage = [
             ProviderUsage(
                 provider=row["provider"],
@@ -360,13 +372,13 @@ class Store:
             )
             for row in self.conn.execute(
                 "SELECT provider, model, count(*) AS n, sum(tokens_in) AS tin, sum(tokens_out) AS tout,"
-                " sum(cost_usd) AS cost FROM drafts WHERE run_id = ? GROUP BY provider, model"
+                f" sum(cost_usd) AS cost FROM drafts WHERE {which} GROUP BY provider, model"
                 " ORDER BY provider, model",
-                (run_id,),
+                (value,),
             )
         ]
         review = self.conn.execute(
-            "SELECT count(*) FROM drafts WHERE run_id = ? AND status = 'needs_review'", (run_id,)
+            f"SELECT count(*) FROM drafts WHERE {which} AND status = 'needs_review'", (value,)
         ).fetchone()[0]
         return RunNumbers(listings_new=new, listings_updated=updated, drafts=usage, needs_review=review)
 

@@ -1,0 +1,220 @@
+"""`jobsearch run` end to end: real `jobsearch serve STAGE` processes on a real nats-server, the
+bundled sample board, the offline provider, a temp data dir."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import msgspec
+import pytest
+from nats.aio.client import Client as NATS
+
+from jetjobs import Publisher, Settings
+from jetjobs.pool import worker_env
+from jobsearch.dedupe.store import read_listings
+from jobsearch.jobs import DRAFT, EXPORT, LISTING
+from jobsearch.run.progress import Progress, follow_ledger
+from jobsearch.store import Store
+from tests.jobsearch.export_support import sheet_rows
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "profile.toml"
+
+
+@pytest.fixture
+def run_settings(settings: Settings) -> Settings:
+    """The test settings with a short duplicate window, so that a second run's listings reach
+    dedupe's seen-set, not only the stream's deduplication."""
+    return msgspec.structs.replace(settings, duplicate_window=1.0)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, run_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The run and its children get the test's server and settings, a temp data dir and the
+    offline provider, through the environment (as a person's shell would give them)."""
+    env = worker_env(run_settings, run_settings.nats.url or "")
+    for name in list(os.environ):
+        if name.startswith(("JOBSEARCH_", "JETJOBS_", "LLM_", "COVER_LETTER_", "CONNECTION_NOTE_")):
+            monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("JOBSEARCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("LLM_PROVIDER", "offline")
+    return tmp_path / "data"
+
+
+def profile_with(tmp_path: Path, *, size: int | None = None, open_search: bool = False) -> Path:
+    """The example profile, its sample source optionally scaled up and its filters optionally off."""
+    text = EXAMPLE.read_text()
+    if size is not None:
+        text = text.replace('board = "sample"', f'board = "sample"\nsize = {size}', 1)
+    if open_search:
+        start, end = text.index("[search]"), text.index("[writing]")
+        text = text[:start] + "[search]\n\n" + text[end:]
+    path = tmp_path / "profile.toml"
+    path.write_text(text)
+    return path
+
+
+def run(profile: Path) -> subprocess.CompletedProcess[str]:
+    """`jobsearch run --profile PROFILE`, as a person types it (output not a terminal)."""
+    return subprocess.run(
+        [sys.executable, "-m", "jobsearch.cli", "run", "--profile", str(profile)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        env=dict(os.environ),
+    )
+
+
+def counts(data_dir: Path) -> tuple[int, int]:
+    """(listings, drafts) in the state of record."""
+    with Store.open(data_dir / "jobsearch.sqlite") as store:
+        listings = store.conn.execute("SELECT count(*) FROM listings").fetchone()[0]
+        drafts = store.conn.execute("SELECT count(*) FROM drafts").fetchone()[0]
+    return listings, drafts
+
+
+def test_run_writes_the_tracker_and_a_second_run_adds_nothing(tmp_path: Path, data_dir: Path) -> None:
+    """The example profile with the sample board: a tracker with one row per listing dedupe kept,
+    each with its drafts, exit 0, a summary naming the tracker; run again: nothing new."""
+    profile = profile_with(tmp_path)
+    first = run(profile)
+    assert first.returncode == 0, first.stdout + first.stderr
+    kept = read_listings(data_dir / "jobsearch.sqlite")
+    assert kept
+    assert {item.state for item in kept} == {"drafted"}
+    rows = sheet_rows(data_dir / "tracker.xlsx")
+    assert sorted(row["ID"] for row in rows) == sorted(item.listing.id for item in kept)
+    assert all(row["Cover letter"] and row["Connection note"] for row in rows)
+    assert {row["Provider/model"] for row in rows} == {"offline/template-v1"}
+    assert {row["Status"] for row in rows} == {"Drafted"}
+    assert f"tracker    {data_dir / 'tracker.xlsx'} ({len(kept)} listings)" in first.stdout
+    assert "sources    1 ok, 0 failed" in first.stdout
+    assert "progress: fetched 40" in first.stdout
+    before = counts(data_dir)
+
+    second = run(profile)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert counts(data_dir) == before
+    assert len(sheet_rows(data_dir / "tracker.xlsx")) == len(kept)
+    assert "new 0," in second.stdout
+    assert "drafts     0" in second.stdout
+
+
+def test_a_bad_profile_fails_at_start_naming_it(tmp_path: Path, data_dir: Path) -> None:
+    """A profile with a wrong key: exit 2 and the file, line and key in the message; no services."""
+    profile = tmp_path / "bad.toml"
+    profile.write_text('[person]\nname = "A"\nnmae = "typo"\n')
+    result = run(profile)
+    assert result.returncode == 2
+    assert "bad.toml" in result.stderr
+    assert "nmae" in result.stderr
+
+
+def _child_pids(pid: int) -> list[int]:
+    children = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        children += [int(child) for child in text]
+    return children
+
+
+def _service_pid(run_pid: int, stage: str) -> int | None:
+    for child in _child_pids(run_pid):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
+        except FileNotFoundError:
+            continue
+        if b"serve" in cmdline and stage.encode() in cmdline:
+            return child
+    return None
+
+
+@pytest.mark.timeout(400)
+async def test_a_stage_service_killed_mid_run_loses_nothing(
+    tmp_path: Path, data_dir: Path, nc: NATS, run_settings: Settings
+) -> None:
+    """SIGKILL the dedupe service (the slowest stage, so it always holds jobs) mid-run: the run
+    restarts it, the jobs it held are redelivered, and every kept listing still reaches the
+    tracker with its drafts; exit 0."""
+    profile = profile_with(tmp_path, size=1500, open_search=True)
+    progress = Progress([LISTING, DRAFT, EXPORT])
+    subscription = await follow_ledger(Publisher(nc, run_settings), progress)
+    log = (tmp_path / "run.log").open("wb")  # the run's stderr: read only to explain a failure
+    process = await anyio.open_process(
+        [sys.executable, "-m", "jobsearch.cli", "run", "--profile", str(profile), "-c", "4"],
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+        stderr=log,
+    )
+    output = bytearray()
+
+    async def collect() -> None:
+        assert process.stdout is not None
+        async for chunk in process.stdout:
+            output.extend(chunk)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(collect)
+        exited = anyio.Event()
+
+        async def watch_exit() -> None:
+            await process.wait()
+            exited.set()
+
+        tg.start_soon(watch_exit)
+        with anyio.fail_after(120):
+            while progress.counts[LISTING].succeeded < 50 and not exited.is_set():
+                with anyio.move_on_after(1):  # re-check the exit at least every second
+                    await progress.next_change().wait()
+        assert not exited.is_set(), output.decode() + (tmp_path / "run.log").read_text()
+        killed = _service_pid(process.pid, "dedupe")
+        assert killed is not None
+        os.kill(killed, signal.SIGKILL)
+        looked_at_kill = progress.counts[LISTING].succeeded
+        with anyio.fail_after(300):
+            code = await process.wait()
+    await subscription.unsubscribe()
+    log.close()
+    text = output.decode()
+    assert code == 0, text + (tmp_path / "run.log").read_text()
+    assert "the dedupe service exited; restarted it" in text
+    assert looked_at_kill < progress.counts[LISTING].succeeded  # the kill was mid-run
+    assert progress.redelivered  # the jobs the killed service held ran again
+    assert progress.counts[LISTING].dead == 0
+    kept = read_listings(data_dir / "jobsearch.sqlite")
+    assert len(kept) > 50
+    assert {item.state for item in kept} == {"drafted"}
+    rows = sheet_rows(data_dir / "tracker.xlsx")
+    assert sorted(row["ID"] for row in rows) == sorted(item.listing.id for item in kept)
+    assert all(row["Cover letter"] for row in rows)
+    assert progress.counts[DRAFT].dead == 0
+    assert progress.counts[EXPORT].dead == 0
+
+
+def test_replay_of_the_draft_stage_redrafts_and_keeps_the_history(tmp_path: Path, data_dir: Path) -> None:
+    """`jobsearch replay --since 1h --stage draft` after a run: every kept listing is drafted
+    again (new draft rows beside the old ones), the tracker keeps one row per listing."""
+    profile = profile_with(tmp_path)
+    assert run(profile).returncode == 0
+    listings, drafts = counts(data_dir)
+    replayed = subprocess.run(
+        [sys.executable, "-m", "jobsearch.cli", "replay", "--since", "1h", "--stage", "draft"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        env=dict(os.environ),
+    )
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert counts(data_dir) == (listings, 2 * drafts)
+    assert f"drafts     {drafts} (offline/template-v1 {drafts})" in replayed.stdout
+    assert len(sheet_rows(data_dir / "tracker.xlsx")) == listings
