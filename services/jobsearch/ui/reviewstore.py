@@ -19,7 +19,7 @@ import msgspec
 from jobsearch.jobs import STEPS, Check, Step
 from jobsearch.listing import Board, MergedListing, Salary, SourceRef
 from jobsearch.store import STATUSES, Status, Store, TrackerRow, UnknownListing
-from jobsearch.store.state import utcnow
+from jobsearch.store.state import utcnow, utcnow_exact
 
 _CHECKS = msgspec.json.Decoder(list[Check])
 _STRINGS = msgspec.json.Decoder(list[str])
@@ -236,8 +236,8 @@ class ReviewStore(Store):
             provider, model = (previous["provider"], previous["model"]) if previous else ("person", "")
             conn.execute(
                 "INSERT INTO drafts (listing_id, step, text, provider, model, status, checks, origin,"
-                " created_at) VALUES (?, ?, ?, ?, ?, 'ok', '[]', 'edit', ?)",
-                (listing_id, step, text, provider, model, now),
+                " created_at, recorded_at) VALUES (?, ?, ?, ?, ?, 'ok', '[]', 'edit', ?, ?)",
+                (listing_id, step, text, provider, model, now, utcnow_exact()),
             )
         return self.current_drafts(listing_id)[step]
 
