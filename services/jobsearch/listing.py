@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import date, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import msgspec
 
@@ -26,19 +26,7 @@ Board = Literal[
     "rss",
     "sample",
 ]
-BOARDS: tuple[Board, ...] = (
-    "greenhouse",
-    "lever",
-    "ashby",
-    "workable",
-    "smartrecruiters",
-    "remoteok",
-    "remotive",
-    "arbeitnow",
-    "hackernews",
-    "rss",
-    "sample",
-)
+BOARDS: tuple[Board, ...] = get_args(Board)
 
 SalaryInterval = Literal["year", "month", "week", "day", "hour"]
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
