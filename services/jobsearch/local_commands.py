@@ -23,7 +23,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     """Write the commented example profile (never over an existing file)."""
     path = Path(args.path)
     write_example_profile(path)
-    print(f"wrote {path}: edit the person, the search and the sources, then `jobsearch run {path}`")
+    print(f"wrote {path}: edit the person, the search and the sources, then `jobsearch run --profile {path}`")
     return 0
 
 

@@ -11,6 +11,7 @@ import msgspec
 from jetjobs import Settings
 from jetjobs import cli as jetjobs_cli
 from jetjobs.settings import _NATS_ENV, _NOT_SETTINGS, _SECTION_ENV
+from jobsearch import cli as jobsearch_cli
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -46,5 +47,14 @@ def test_every_jetjobs_command_is_in_the_cli_page() -> None:
     text = (DOCS / "cli.md").read_text(encoding="utf-8")
     verbs = _verbs(jetjobs_cli.build_parser(), "jetjobs")
     assert "jetjobs worker" in verbs
+    missing = sorted(v for v in verbs if v not in text)
+    assert not missing, f"docs/cli.md does not document: {', '.join(missing)}"
+
+
+def test_every_jobsearch_command_is_in_the_cli_page() -> None:
+    """Each `jobsearch` command has a line in docs/cli.md."""
+    text = (DOCS / "cli.md").read_text(encoding="utf-8")
+    verbs = _verbs(jobsearch_cli.build_parser(), "jobsearch")
+    assert "jobsearch run" in verbs
     missing = sorted(v for v in verbs if v not in text)
     assert not missing, f"docs/cli.md does not document: {', '.join(missing)}"
