@@ -10,7 +10,7 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import EmbeddedServer, NatsSettings, Settings
-from jetjobs.connection import connect
+from jetjobs._transport.connection import connect
 
 
 @pytest.fixture(scope="session")

@@ -13,10 +13,10 @@ import anyio
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, Settings, Worker
-from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import DeadLetter, StatusRecord
-from jetjobs.ledger import Ledger
-from jetjobs.topology import Topology
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import DeadLetter, StatusRecord
 
 
 class Outcomes:
@@ -74,7 +74,7 @@ async def running_worker(
 
 
 async def run_jetjobs(settings: Settings, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """Run `python -m jetjobs.cli ARGS...` on `settings`' server and namespace, to its end (≤ 30 s)."""
+    """Run `python -m jetjobs ARGS...` on `settings`' server and namespace, to its end (≤ 30 s)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_", "OTEL_"))}
     env |= {
         "NATS_URL": settings.nats.url or "",
@@ -83,7 +83,7 @@ async def run_jetjobs(settings: Settings, *args: str) -> subprocess.CompletedPro
         "JETJOBS_ACK_WAIT": str(settings.ack_wait),
     }
     with anyio.fail_after(30):
-        return await anyio.run_process([sys.executable, "-m", "jetjobs.cli", *args], env=env, check=False)
+        return await anyio.run_process([sys.executable, "-m", "jetjobs", *args], env=env, check=False)
 
 
 async def status_of(nc: NATS, settings: Settings, job_id: str) -> StatusRecord:

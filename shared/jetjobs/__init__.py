@@ -13,11 +13,7 @@ Run it with `jetjobs worker mymodule:app`; submit with `jetjobs enqueue report.b
 `Publisher.enqueue`.
 """
 
-from jetjobs.app import App, JobContext
-from jetjobs.connection import open_connection
-from jetjobs.embedded import EmbeddedServer
-from jetjobs.envelope import DeadLetter, Job, Priority, StatusRecord
-from jetjobs.errors import (
+from jetjobs._errors import (
     ConfigError,
     InvalidJob,
     JetJobsError,
@@ -28,15 +24,27 @@ from jetjobs.errors import (
     ServerError,
     TopologyConflict,
 )
-from jetjobs.publisher import Enqueued, Publisher
-from jetjobs.settings import NatsSettings, Settings, load_settings
-from jetjobs.version import VERSION
-from jetjobs.worker import Worker, run_worker
+from jetjobs._joblog.cancel import CancelResult, cancel
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._joblog.replay import ReplayPlan, ReplayReport, plan_replay, replay
+from jetjobs._joblog.schedule import Schedule, Schedules
+from jetjobs._observability.log import configure_logging
+from jetjobs._runtime.app import App, JobContext
+from jetjobs._runtime.worker import Worker, run_worker
+from jetjobs._settings import NatsSettings, Settings, load_settings
+from jetjobs._submit.publisher import Enqueued, Publisher
+from jetjobs._transport.connection import open_connection
+from jetjobs._transport.embedded import EmbeddedServer
+from jetjobs._version import VERSION
+from jetjobs._wire.envelope import DeadLetter, Job, Priority, StatusRecord, new_job_id
 
 __all__ = [
     "App",
+    "CancelResult",
     "ConfigError",
     "DeadLetter",
+    "DeadLetters",
     "EmbeddedServer",
     "Enqueued",
     "InvalidJob",
@@ -45,18 +53,28 @@ __all__ = [
     "JobCancelled",
     "JobContext",
     "JobTooLarge",
+    "Ledger",
     "NatsSettings",
     "Priority",
     "Publisher",
     "Reject",
+    "ReplayPlan",
+    "ReplayReport",
     "Retry",
+    "Schedule",
+    "Schedules",
     "ServerError",
     "Settings",
     "StatusRecord",
     "TopologyConflict",
     "Worker",
+    "cancel",
+    "configure_logging",
     "load_settings",
+    "new_job_id",
     "open_connection",
+    "plan_replay",
+    "replay",
     "run_worker",
 ]
 

@@ -14,9 +14,9 @@ import msgspec
 from nats.aio.client import Client as NATS
 
 from jetjobs import NatsSettings, Publisher, Settings
-from jetjobs.connection import connect
-from jetjobs.demo import Audit, LedgerCheck, submit
-from jetjobs.pool import WorkerPool
+from jetjobs._cli.demo import Audit, LedgerCheck, submit
+from jetjobs._transport.connection import connect
+from jetjobs.testing import WorkerPool
 
 APP = "tests.chaos.apps:app"
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -22,10 +22,10 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
 from jetjobs import App, JobContext, NatsSettings, Publisher, Settings, Worker
-from jetjobs.connection import connect
-from jetjobs.envelope import JobEvent, utcnow
-from jetjobs.ledger import Ledger
-from jetjobs.topology import Topology
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._transport.connection import connect
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import JobEvent, utcnow
 from tests.cluster import (
     Cluster,
     move_leader,

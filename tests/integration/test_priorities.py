@@ -9,7 +9,7 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobContext, Priority, Publisher, Settings
-from jetjobs.topology import Topology
+from jetjobs._transport.topology import Topology
 from tests.support import running_worker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]

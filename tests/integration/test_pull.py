@@ -8,8 +8,8 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
 from jetjobs import Settings
-from jetjobs.pull import PullConsumer
-from jetjobs.topology import Topology
+from jetjobs._transport.pull import PullConsumer
+from jetjobs._transport.topology import Topology
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 

@@ -13,12 +13,12 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, EmbeddedServer, JobContext, NatsSettings, Publisher, Settings
-from jetjobs.connection import connect
-from jetjobs.envelope import utcnow
-from jetjobs.errors import ConfigError
-from jetjobs.ledger import Ledger
-from jetjobs.schedule import SCHEDULER, Schedules, cron_pattern, every_pattern
-from jetjobs.topology import Topology
+from jetjobs._errors import ConfigError
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._joblog.schedule import SCHEDULER, Schedules, cron_pattern, every_pattern
+from jetjobs._transport.connection import connect
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import utcnow
 from tests.support import run_jetjobs, running_worker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]

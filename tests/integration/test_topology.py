@@ -10,8 +10,8 @@ from nats.aio.client import Client as NATS
 from nats.js import api
 
 from jetjobs import Settings, TopologyConflict
-from jetjobs.envelope import PRIORITIES
-from jetjobs.topology import Topology
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import PRIORITIES
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]
 

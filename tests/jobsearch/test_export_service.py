@@ -11,7 +11,7 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import Publisher, Settings, StatusRecord
-from jetjobs.pool import worker_env
+from jetjobs.testing import worker_env
 from jobsearch.jobs import EXPORT, QUEUES, TRACKER, ExportJob, TrackerJob
 from jobsearch.run.children import StageServices
 from jobsearch.run.progress import Progress, follow_ledger, wait_drained

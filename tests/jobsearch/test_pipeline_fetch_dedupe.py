@@ -2,7 +2,7 @@
 
 No draft service runs: the draft jobs are read from the JOBS stream (`<ns>.jobs.jobsearch-draft.>`),
 where they wait for one. The listing jobs' ends are followed through the platform's job events
-(`jetjobs.demo.LedgerCheck`), with the ledger read for any event a killed worker never sent.
+(`jetjobs._cli.demo.LedgerCheck`), with the ledger read for any event a killed worker never sent.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ import msgspec
 import pytest
 
 from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings
-from jetjobs.connection import connect
-from jetjobs.demo import LedgerCheck, read_stream
-from jetjobs.envelope import Job
-from jetjobs.pool import WorkerPool
-from jetjobs.topology import Topology
+from jetjobs._cli.demo import LedgerCheck, read_stream
+from jetjobs._transport.connection import connect
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import Job
+from jetjobs.testing import WorkerPool
 from jobsearch.dedupe.store import read_listings
 from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, DraftJob, ListingJob, SearchJob
 from jobsearch.profile import Person, Profile, Sample

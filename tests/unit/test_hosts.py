@@ -6,8 +6,8 @@ import ipaddress
 
 import pytest
 
-from jetjobs.builtins.hosts import HostDenied, HostList, HostPolicy, internal_kind
-from jetjobs.settings import WebhookSettings, load_settings
+from jetjobs._builtins.hosts import HostDenied, HostList, HostPolicy, internal_kind
+from jetjobs._settings import WebhookSettings, load_settings
 
 
 def ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:

@@ -8,7 +8,7 @@ import anyio
 import anyio.lowlevel
 import pytest
 
-from jetjobs.log import CoalescingWriter
+from jetjobs._observability.log import CoalescingWriter
 
 
 class CountingFile(io.BytesIO):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from jetjobs.backoff import backoff_delay
-from jetjobs.errors import InvalidJob, Reject, Retry
-from jetjobs.outcome import Dead, JobTimeout, RetryLater, Succeeded, classify, describe
-from jetjobs.settings import Settings
+from jetjobs._errors import InvalidJob, Reject, Retry
+from jetjobs._runtime.backoff import backoff_delay
+from jetjobs._runtime.outcome import Dead, JobTimeout, RetryLater, Succeeded, classify, describe
+from jetjobs._settings import Settings
 
 # No jitter, so the expected backoff delay is exact.
 SETTINGS = Settings(backoff_base=2.0, backoff_max=60.0, backoff_jitter=0.0)

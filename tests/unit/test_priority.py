@@ -7,8 +7,8 @@ from collections import Counter
 import anyio
 import pytest
 
-from jetjobs.envelope import PRIORITIES, Priority
-from jetjobs.priority import PriorityBuffer
+from jetjobs._runtime.priority import PriorityBuffer
+from jetjobs._wire.envelope import PRIORITIES, Priority
 
 WEIGHTS: dict[Priority, int] = {"high": 8, "normal": 4, "low": 1}
 

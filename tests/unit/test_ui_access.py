@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from jetjobs.errors import ConfigError
+from jetjobs._errors import ConfigError
 from jetjobs.ui import access_token, bind, build_app, checked_form, is_loopback
 from jobsearch.ui.app import web_link
 
