@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from jetjobs._errors import InvalidJob, Reject, Retry
+from jetjobs._errors import InvalidJob, JobTimeout, Reject, Retry, describe_error
 from jetjobs._runtime.backoff import backoff_delay
-from jetjobs._runtime.outcome import Dead, JobTimeout, RetryLater, Succeeded, classify, describe
+from jetjobs._runtime.outcome import Dead, RetryLater, Succeeded, classify
 from jetjobs._settings import Settings
 
 # No jitter, so the expected backoff delay is exact.
@@ -77,5 +77,5 @@ def test_timeout_retries_until_the_last_attempt_then_dead_timeout() -> None:
 
 def test_describe_names_the_exception_type() -> None:
     """The error text is `Type: message`, or just the type when the message is empty."""
-    assert describe(KeyError("k")) == "KeyError: 'k'"
-    assert describe(RuntimeError()) == "RuntimeError"
+    assert describe_error(KeyError("k")) == "KeyError: 'k'"
+    assert describe_error(RuntimeError()) == "RuntimeError"

@@ -6,8 +6,8 @@ import anyio
 import pytest
 import structlog
 
+from jetjobs._errors import JobTimeout
 from jetjobs._runtime.execution import run_async_handler
-from jetjobs._runtime.outcome import JobTimeout
 
 pytestmark = pytest.mark.anyio
 

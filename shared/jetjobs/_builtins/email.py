@@ -29,8 +29,7 @@ from email.utils import formatdate
 from typing import TYPE_CHECKING, Any
 
 from jetjobs._builtins.payloads import EmailSend, mailbox
-from jetjobs._errors import Reject, Retry
-from jetjobs._runtime.outcome import describe
+from jetjobs._errors import Reject, Retry, describe_error
 from jetjobs._settings import SmtpSettings
 
 if TYPE_CHECKING:
@@ -132,7 +131,7 @@ def send(ctx: JobContext, payload: EmailSend) -> dict[str, Any]:
     except ssl.SSLCertVerificationError as exc:
         raise Reject(f"{where}: {exc.verify_message} (JETJOBS_SMTP_CA_FILE names a CA bundle)") from None
     except (smtplib.SMTPException, OSError) as exc:
-        raise Retry(reason=f"{where}: {describe(exc)}") from None
+        raise Retry(reason=f"{where}: {describe_error(exc)}") from None
     result: dict[str, Any] = {
         "message_id": message_id(ctx.id, settings.domain),
         "recipients": len(recipients),

@@ -34,9 +34,8 @@ from typing import Any
 import httpx
 
 from jetjobs._builtins.hosts import HostPolicy
-from jetjobs._errors import Reject, Retry
+from jetjobs._errors import Reject, Retry, describe_error
 from jetjobs._observability.redact import mask_url
-from jetjobs._runtime.outcome import describe
 
 SNIPPET_CHARS = 300
 RETRIED_STATUSES = frozenset({408, 429})
@@ -124,7 +123,7 @@ async def send(
     try:
         await policy.check(host, target.port or (443 if target.scheme == "https" else 80))
     except OSError as exc:
-        raise Retry(reason=f"cannot resolve {host}: {describe(exc)}") from None
+        raise Retry(reason=f"cannot resolve {host}: {describe_error(exc)}") from None
 
     async def check_connection(event: str, info: Mapping[str, Any]) -> None:
         if event == "connection.connect_tcp.complete":
@@ -156,4 +155,4 @@ async def send(
             reason=f"{method} {mask_url(url)}: no answer within {timeout}s ({type(exc).__name__})"
         ) from None
     except httpx.TransportError as exc:
-        raise Retry(reason=f"{method} {mask_url(url)}: {mask_url(describe(exc))}") from None
+        raise Retry(reason=f"{method} {mask_url(url)}: {mask_url(describe_error(exc))}") from None

@@ -33,15 +33,11 @@ import msgspec
 from jetjobs._builtins.hosts import HostPolicy
 from jetjobs._builtins.outbound import raise_for_reply, send
 from jetjobs._builtins.payloads import DataTransform, Filter, Map, Rename, Select, Step
-from jetjobs._errors import Reject
+from jetjobs._errors import Reject, TransformError
 from jetjobs._observability.redact import mask_url
 
 if TYPE_CHECKING:
     from jetjobs._runtime.app import JobContext
-
-
-class TransformError(ValueError):
-    """A step cannot be applied to the data it was given."""
 
 
 def _truthy(value: Any) -> bool:

@@ -14,7 +14,8 @@ import msgspec
 import nats.js.errors
 from nats.js.kv import KeyValue
 
-from jetjobs._transport.requests import Reply, Requester, StreamError, WrongLastSequence
+from jetjobs._errors import StreamError, WrongLastSequence
+from jetjobs._transport.requests import Reply, Requester
 from jetjobs._wire.envelope import STATUS_DECODER, DeadReason, Job, JobState, StatusRecord, utcnow
 
 _ENCODER = msgspec.json.Encoder()

@@ -19,7 +19,7 @@ import structlog
 from anyio.abc import TaskStatus
 from nats.aio.client import Client as NATS
 
-from jetjobs._runtime.outcome import describe
+from jetjobs._errors import describe_error
 from jetjobs._version import VERSION
 from jetjobs._wire.envelope import InFlight, WorkerBeat, utcnow
 
@@ -97,10 +97,10 @@ class Heartbeat:
                 try:
                     await self.send()
                 except Exception as exc:  # disconnected: keep trying; expiry is the honest signal
-                    log.warning("heartbeat.failed", error=describe(exc))
+                    log.warning("heartbeat.failed", error=describe_error(exc))
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 try:
                     await self.js.publish(self.subject, b"", headers={"KV-Operation": "DEL"})
                 except Exception as exc:
-                    log.warning("heartbeat.delete_failed", error=describe(exc))
+                    log.warning("heartbeat.delete_failed", error=describe_error(exc))

@@ -32,8 +32,8 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
+from jetjobs._errors import describe_error
 from jetjobs._joblog.ledger import Ledger
-from jetjobs._runtime.outcome import describe
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import JOB_DECODER, PRIORITIES, WorkerBeat
 
@@ -206,6 +206,6 @@ class _Sweeper:
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             return None  # an invalid message is termed at its delivery; nothing to hurry
         except Exception as exc:
-            log.warning("supervisor.sweep_read_failed", seq=seq, error=describe(exc))
+            log.warning("supervisor.sweep_read_failed", seq=seq, error=describe_error(exc))
             return None
         return job.id if record is None or record.state == "queued" else None

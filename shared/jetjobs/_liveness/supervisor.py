@@ -34,9 +34,9 @@ from anyio.abc import TaskStatus
 from nats.aio.client import Client as NATS
 from nats.js.kv import KeyValue
 
+from jetjobs._errors import describe_error
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._liveness.orphans import held_sequence, nak_subject, snapshot, sweep_orphans
-from jetjobs._runtime.outcome import describe
 from jetjobs._settings import Settings
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import WORKER_BEAT_DECODER, WorkerBeat, WorkerDied, utcnow
@@ -114,7 +114,7 @@ class Supervisor:
                 if not started:
                     raise
                 # The bucket is electing a leader or the connection is down again: retry.
-                log.warning("supervisor.watch_failed", error=describe(exc))
+                log.warning("supervisor.watch_failed", error=describe_error(exc))
                 await anyio.sleep(self.settings.heartbeat_interval)
                 continue
             try:
@@ -242,9 +242,9 @@ class Supervisor:
             )
         except nats.js.errors.APIError as exc:
             if exc.err_code not in _WRONG_LAST_SEQUENCE:
-                log.warning("supervisor.record_death_failed", worker=beat.id, error=describe(exc))
+                log.warning("supervisor.record_death_failed", worker=beat.id, error=describe_error(exc))
         except Exception as exc:  # disconnected: the dead worker's jobs come back after ack_wait
-            log.warning("supervisor.record_death_failed", worker=beat.id, error=describe(exc))
+            log.warning("supervisor.record_death_failed", worker=beat.id, error=describe_error(exc))
 
     async def _recover_all(self) -> None:
         assert self._kv is not None
@@ -253,12 +253,12 @@ class Supervisor:
                 await self._kv.delete(key, last=revision)
             except nats.js.errors.APIError as exc:
                 if exc.err_code not in _WRONG_LAST_SEQUENCE:
-                    log.warning("supervisor.claim_failed", worker=beat.id, error=describe(exc))
+                    log.warning("supervisor.claim_failed", worker=beat.id, error=describe_error(exc))
                     continue
                 self._unrecovered.pop(key, None)  # another leader claimed it
                 continue
             except Exception as exc:
-                log.warning("supervisor.claim_failed", worker=beat.id, error=describe(exc))
+                log.warning("supervisor.claim_failed", worker=beat.id, error=describe_error(exc))
                 continue
             self._unrecovered.pop(key, None)
             now_beat = self.alive.get(beat.id)
@@ -290,7 +290,7 @@ class Supervisor:
             try:
                 await self.nc.publish(reply, b"-NAK")
             except Exception as exc:
-                log.warning("supervisor.nak_failed", error=describe(exc))
+                log.warning("supervisor.nak_failed", error=describe_error(exc))
                 continue
             recovered += 1
             if held.job_id:
@@ -342,7 +342,7 @@ class Supervisor:
             live = [b for b in self.alive.values() if b.id != dead.id] + [dead]
             await sweep_orphans(self.nc, self.topology, self._ledger, windows, live)
         except Exception as exc:
-            log.warning("supervisor.sweep_failed", worker=dead.id, error=describe(exc))
+            log.warning("supervisor.sweep_failed", worker=dead.id, error=describe_error(exc))
 
     async def _mark_queued(self, job_id: str, dead_worker: str) -> bool:
         """`running` on the dead worker → `queued`; False if someone else has it (or it ended)."""
@@ -350,7 +350,7 @@ class Supervisor:
         try:
             record, revision = await self._ledger.get(job_id)
         except Exception as exc:
-            log.warning("supervisor.ledger_failed", job_id=job_id, error=describe(exc))
+            log.warning("supervisor.ledger_failed", job_id=job_id, error=describe_error(exc))
             return False
         if record is None or record.state != "running" or record.worker != dead_worker:
             return False
@@ -377,7 +377,7 @@ class Supervisor:
         try:
             info = await self.js.consumer_info(self.topology.jobs_stream, consumer)
         except Exception as exc:
-            log.warning("supervisor.consumer_info_failed", consumer=consumer, error=describe(exc))
+            log.warning("supervisor.consumer_info_failed", consumer=consumer, error=describe_error(exc))
             return reply
         if info.delivered is None:
             return reply
@@ -405,7 +405,7 @@ class Supervisor:
                         await self._recover_all()
             except Exception as exc:  # a lost CAS (someone else leads) or a lost connection
                 if self.is_leader:
-                    log.warning("supervisor.lost_leadership", supervisor=self.id, error=describe(exc))
+                    log.warning("supervisor.lost_leadership", supervisor=self.id, error=describe_error(exc))
                     self._set_leader(False)
                 revision = None
             self._restart_watch_if_stale()
@@ -441,7 +441,7 @@ class Supervisor:
             try:
                 await self._kv.delete(LEADER_KEY)
             except Exception as exc:
-                log.warning("supervisor.resign_failed", error=describe(exc))
+                log.warning("supervisor.resign_failed", error=describe_error(exc))
             self._set_leader(False)
 
 

@@ -20,8 +20,8 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histo
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from jetjobs._errors import describe_error
 from jetjobs._liveness.coverage import coverage
-from jetjobs._runtime.outcome import describe
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import PRIORITIES
 
@@ -178,7 +178,7 @@ class WorkerMetrics:
             try:
                 await self.refresh(js, topology, queues, live_queues())
             except (nats.js.errors.Error, nats.errors.Error, TimeoutError) as exc:
-                log.warning("metrics.refresh_failed", error=describe(exc))
+                log.warning("metrics.refresh_failed", error=describe_error(exc))
             await anyio.sleep(interval)
 
     async def refresh(

@@ -34,7 +34,7 @@ import nats.errors
 import structlog
 from nats.aio.msg import Msg
 
-from jetjobs._errors import InvalidJob
+from jetjobs._errors import InvalidJob, JobTimeout, StreamError, describe_error
 from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger, parse_revision, transition
 from jetjobs._joblog.schedule import SCHEDULER, at_pattern, fired_job, schedule_headers
@@ -42,10 +42,9 @@ from jetjobs._observability import telemetry
 from jetjobs._observability.metrics import WorkerMetrics
 from jetjobs._runtime.app import App, Handler, JobContext
 from jetjobs._runtime.lease import LeaseKeeper
-from jetjobs._runtime.outcome import Dead, JobTimeout, Outcome, RetryLater, Succeeded, classify, describe
+from jetjobs._runtime.outcome import Dead, Outcome, RetryLater, Succeeded, classify
 from jetjobs._settings import Settings
 from jetjobs._submit.publisher import LEDGER_REVISION_HEADER, Publisher
-from jetjobs._transport.requests import StreamError
 from jetjobs._wire.envelope import (
     TERMINAL_STATES,
     DeadLetter,
@@ -192,7 +191,7 @@ class Executor:
                 # Ledger or stream I/O failed (connection lost, no reply): the lease expires or
                 # the supervisor NAKs, and the job comes back. Logged here, inside the job's context.
                 self.lease.release(msg)
-                log.error("job.process_failed", error=describe(exc))
+                log.error("job.process_failed", error=describe_error(exc))
             finally:
                 structlog.contextvars.reset_contextvars(**tokens)
 
@@ -414,7 +413,7 @@ class Executor:
             builtins = msgspec.to_builtins(value)
             size = len(msgspec.json.encode(builtins))
         except (TypeError, msgspec.EncodeError) as exc:
-            return {"unserializable": describe(exc)}
+            return {"unserializable": describe_error(exc)}
         if size > self.settings.max_result_bytes:
             return {"truncated": True, "bytes": size}
         return builtins
@@ -499,7 +498,7 @@ class Executor:
                 if anyio.current_time() >= deadline:
                     raise
                 unanswered = True
-                log.warning("job.outcome_unconfirmed", state=record.state, error=describe(exc))
+                log.warning("job.outcome_unconfirmed", state=record.state, error=describe_error(exc))
             current, current_revision = await self._read_back(record.id, deadline)
             if current is not None and (current.state, current.attempt, current.worker) == (
                 record.state,
@@ -562,7 +561,7 @@ class Executor:
         try:
             await self.publisher.nc.publish(self.duplicate_subject, _EVENT_ENCODER.encode(event))
         except Exception as exc:
-            log.warning("job.announce_failed", error=describe(exc))
+            log.warning("job.announce_failed", error=describe_error(exc))
 
     async def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
         """Tell listeners on `<ns>.events.job.<outcome>` (fire and forget: never blocks the job)."""
@@ -572,7 +571,7 @@ class Executor:
         try:
             await self.publisher.nc.publish(self.events_prefix + outcome, _EVENT_ENCODER.encode(event))
         except Exception as exc:
-            log.warning("job.announce_failed", error=describe(exc))
+            log.warning("job.announce_failed", error=describe_error(exc))
 
     async def _fenced(self, msg: Msg, job: Job) -> str:
         record, _ = await self.ledger.get(job.id)
@@ -623,7 +622,7 @@ class Executor:
             else:
                 await msg.term()
         except Exception as exc:
-            log.warning("job.settle_failed", action=action, error=describe(exc))
+            log.warning("job.settle_failed", action=action, error=describe_error(exc))
 
 
 async def run_async_handler(handler_call: Coroutine[Any, Any, Any], timeout: float | None) -> Any:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from jetjobs._errors import InvalidJob, Reject, Retry
+from jetjobs._errors import InvalidJob, JobTimeout, Reject, Retry, describe_error
 from jetjobs._observability.redact import mask_url
 from jetjobs._runtime.backoff import backoff_delay
 from jetjobs._settings import Settings
@@ -48,16 +48,6 @@ class Dead:
 Outcome = Succeeded | RetryLater | Dead
 
 
-class JobTimeout(Exception):
-    """The handler ran past the job's timeout."""
-
-
-def describe(exc: BaseException) -> str:
-    """A one-line error text for the ledger and the dead-letter record (URL credentials masked)."""
-    text = mask_url(str(exc))
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
 def classify(
     error: BaseException | None, result: Any, *, attempt: int, max_attempts: int, settings: Settings
 ) -> Outcome:
@@ -68,7 +58,7 @@ def classify(
         return Dead("rejected", mask_url(error.reason))
     if isinstance(error, InvalidJob):
         return Dead("invalid", mask_url(str(error)))
-    message = describe(error)
+    message = describe_error(error)
     if attempt >= max_attempts:
         return Dead("timeout" if isinstance(error, JobTimeout) else "exhausted", message)
     delay = error.delay if isinstance(error, Retry) else None

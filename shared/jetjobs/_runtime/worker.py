@@ -30,7 +30,7 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
-from jetjobs._errors import ConfigError
+from jetjobs._errors import ConfigError, describe_error
 from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._liveness.heartbeat import Heartbeat
@@ -40,7 +40,6 @@ from jetjobs._observability.metrics import WorkerMetrics
 from jetjobs._runtime.app import App
 from jetjobs._runtime.execution import Executor
 from jetjobs._runtime.lease import LeaseKeeper
-from jetjobs._runtime.outcome import describe
 from jetjobs._runtime.priority import PriorityBuffer
 from jetjobs._settings import Settings
 from jetjobs._submit.publisher import Publisher
@@ -240,7 +239,7 @@ class Worker:
         try:
             request = CANCEL_REQUEST_DECODER.decode(msg.data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            log.warning("worker.bad_cancel_request", error=describe(exc))
+            log.warning("worker.bad_cancel_request", error=describe_error(exc))
             return
         if self.executor is not None and self.executor.cancel_running(request.job_id):
             log.info("job.cancel_requested", job_id=request.job_id, reason=request.reason)
@@ -251,7 +250,7 @@ class Worker:
             try:
                 request = await consumer.pull(room, self.settings.fetch_timeout)
             except Exception as exc:  # disconnected: nats-py reconnects; try again shortly
-                log.warning("worker.fetch_failed", priority=priority, error=describe(exc))
+                log.warning("worker.fetch_failed", priority=priority, error=describe_error(exc))
                 await anyio.sleep(0.5)
                 continue
             while burst := await request.next_burst():
@@ -275,7 +274,7 @@ class Worker:
         try:
             await self.heartbeat.held_more()
         except Exception as exc:  # disconnected: the next periodic beat lists them
-            log.warning("heartbeat.failed", error=describe(exc))
+            log.warning("heartbeat.failed", error=describe_error(exc))
 
     async def _runner(self) -> None:
         """One of `concurrency` tasks: take the next delivery by priority, run it, repeat."""
@@ -291,7 +290,9 @@ class Worker:
                 # Dead-lettering an undecodable message failed (connection lost); a decoded job's
                 # failures are logged by the executor, with its job_id. The delivery comes back.
                 self.lease.release(msg)
-                log.error("job.process_failed", stream_seq=msg.metadata.sequence.stream, error=describe(exc))
+                log.error(
+                    "job.process_failed", stream_seq=msg.metadata.sequence.stream, error=describe_error(exc)
+                )
             finally:
                 self._running -= 1
                 if self._running == 0:
@@ -317,7 +318,7 @@ class Worker:
             try:
                 await msg.nak()
             except Exception as exc:
-                log.warning("worker.nak_failed", error=describe(exc))
+                log.warning("worker.nak_failed", error=describe_error(exc))
         if msgs:
             log.info("worker.released", count=len(msgs), late=late)
 

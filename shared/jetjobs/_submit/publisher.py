@@ -14,14 +14,13 @@ import structlog
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 
-from jetjobs._errors import InvalidJob, JobTooLarge
+from jetjobs._errors import InvalidJob, JobTooLarge, NoStream, describe_error
 from jetjobs._joblog.ledger import Ledger, queued_record
 from jetjobs._joblog.schedule import delayed_headers
 from jetjobs._observability import telemetry
-from jetjobs._runtime.outcome import describe
 from jetjobs._settings import Settings
 from jetjobs._submit.validation import check_payload
-from jetjobs._transport.requests import NoStream, Requester, StreamAck
+from jetjobs._transport.requests import Requester, StreamAck
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import (
     JOB_DECODER,
@@ -179,7 +178,7 @@ class Publisher:
         try:
             return await ledger.write(queued_record(job, body_digest(data)), 0)
         except Exception as exc:
-            log.warning("publish.queued_record_failed", job_id=job.id, error=describe(exc))
+            log.warning("publish.queued_record_failed", job_id=job.id, error=describe_error(exc))
             return None
 
     async def _duplicate(self, ledger: Ledger, job: Job, revision: int | None, seq: int) -> Enqueued:
@@ -260,6 +259,6 @@ class Publisher:
             ) as exc:
                 if anyio.current_time() + delay > deadline:
                     raise
-                log.warning("publish.retry", subject=subject, error=describe(exc), delay=delay)
+                log.warning("publish.retry", subject=subject, error=describe_error(exc), delay=delay)
                 await anyio.sleep(delay)
                 delay = min(delay * 2, 1.0)

@@ -26,7 +26,7 @@ import nats.errors
 import structlog
 from nats.aio.client import Client as NATS
 
-from jetjobs._runtime.outcome import describe
+from jetjobs._errors import describe_error
 
 log = structlog.get_logger("jetjobs.connection")
 
@@ -109,6 +109,6 @@ class ConnectionEvents:
                 return
             if self.disconnected_at is not None:
                 self._seen.add(kind)
-            log.warning("nats.error", error=describe(exc), connected=self.nc.is_connected)
+            log.warning("nats.error", error=describe_error(exc), connected=self.nc.is_connected)
             return
-        log.error("nats.error", error=describe(exc), exc_info=exc)
+        log.error("nats.error", error=describe_error(exc), exc_info=exc)

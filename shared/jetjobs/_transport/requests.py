@@ -17,25 +17,8 @@ import msgspec
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
-from jetjobs._errors import JetJobsError
+from jetjobs._errors import NoStream, StreamError, WrongLastSequence
 from jetjobs._transport.inbox import subscribe_direct
-
-
-class StreamError(JetJobsError):
-    """JetStream refused a request; `err_code` is the server's JetStream error code."""
-
-    def __init__(self, description: str, err_code: int = 0, code: int = 0) -> None:
-        super().__init__(description)
-        self.err_code = err_code
-        self.code = code
-
-
-class WrongLastSequence(StreamError):
-    """A compare-and-set publish lost: the subject's last sequence was not the expected one."""
-
-
-class NoStream(StreamError):
-    """No stream answered (no responders): the stream is missing or electing a leader."""
 
 
 class _ApiError(msgspec.Struct):
