@@ -43,7 +43,7 @@ from jetjobs._submit.publisher import Enqueued, Publisher
 from jetjobs._transport.connection import open_connection
 from jetjobs._transport.embedded import EmbeddedServer
 from jetjobs._version import VERSION
-from jetjobs._wire.envelope import DeadLetter, Job, Priority, StatusRecord, new_job_id
+from jetjobs._wire.envelope import DeadLetter, Job, JobOptions, Priority, StatusRecord, new_job_id
 
 __all__ = [
     "App",
@@ -59,6 +59,7 @@ __all__ = [
     "Job",
     "JobCancelled",
     "JobContext",
+    "JobOptions",
     "JobTimeout",
     "JobTooLarge",
     "Ledger",

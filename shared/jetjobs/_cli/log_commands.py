@@ -21,7 +21,7 @@ from jetjobs._joblog.replay import ReplayReport, plan_replay, replay
 from jetjobs._joblog.schedule import Schedules
 from jetjobs._settings import Settings
 from jetjobs._submit.publisher import Publisher
-from jetjobs._wire.envelope import PRIORITIES, utcnow
+from jetjobs._wire.envelope import DEFAULT_OPTIONS, PRIORITIES, utcnow
 from jetjobs._wire.timespec import parse_duration, parse_time, rfc3339
 
 
@@ -158,10 +158,16 @@ def add_job_arguments(parser: argparse.ArgumentParser, *, type_help: str) -> Non
     """TYPE, JSON and the envelope options shared by `enqueue` and `schedule add`."""
     parser.add_argument("type", metavar="TYPE", help=type_help)
     parser.add_argument("payload", metavar="JSON", nargs="?", default="{}", help="payload, a JSON object")
-    parser.add_argument("-p", "--priority", choices=PRIORITIES, default="normal")
-    parser.add_argument("-Q", "--queue", default="default")
-    parser.add_argument("--max-attempts", type=int, default=5)
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per attempt (default 300)")
+    defaults = DEFAULT_OPTIONS
+    parser.add_argument("-p", "--priority", choices=PRIORITIES, default=defaults.priority)
+    parser.add_argument("-Q", "--queue", default=defaults.queue)
+    parser.add_argument("--max-attempts", type=int, default=defaults.max_attempts)
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=defaults.timeout,
+        help=f"seconds per attempt (default {defaults.timeout:g})",
+    )
 
 
 def add_log_commands(sub: Any) -> None:

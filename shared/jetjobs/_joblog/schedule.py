@@ -33,13 +33,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import msgspec
 import nats.js.errors
 
 from jetjobs._errors import ConfigError, InvalidJob, JobTooLarge
-from jetjobs._wire.envelope import Job, Priority, decode_job, utcnow
+from jetjobs._wire.envelope import (
+    DEFAULT_OPTIONS,
+    Job,
+    JobOptionFields,
+    JobOptions,
+    decode_job,
+    utcnow,
+)
 from jetjobs._wire.timespec import parse_duration, rfc3339
 
 if TYPE_CHECKING:
@@ -153,18 +160,20 @@ class Schedules:
         name: str,
         job_type: str,
         payload: Mapping[str, Any] | msgspec.Struct | None = None,
+        options: JobOptions | None = None,
         *,
         cron: str | None = None,
         every: str | None = None,
-        queue: str = "default",
-        priority: Priority = "normal",
-        max_attempts: int = 5,
-        timeout: float | None = 300.0,
+        **fields: Unpack[JobOptionFields],
     ) -> Schedule:
         """Add (or replace) the schedule `name`: run `job_type` with `payload` on `cron` or `every`.
 
+        Each firing is a job with `options` (default `JobOptions()`; fields as keywords on top),
+        except `key` and `run_at`, which a recurring job cannot have: every firing is a new job.
+
         Raises:
-            ConfigError: a bad name, or not exactly one of cron/every, or a pattern the server refuses.
+            ConfigError: a bad name, or not exactly one of cron/every, or a pattern the server refuses,
+                or a `key` or `run_at` in the options.
             JobTooLarge: the job envelope exceeds `max_job_bytes`.
             msgspec.ValidationError: an argument breaks the envelope schema.
         """
@@ -172,14 +181,15 @@ class Schedules:
         if (cron is None) == (every is None):
             raise ConfigError("a schedule needs exactly one of --cron or --every")
         pattern = cron_pattern(cron) if cron is not None else every_pattern(every or "")
-        template = self.publisher.build(
-            job_type, payload, queue=queue, priority=priority, max_attempts=max_attempts, timeout=timeout
-        )
+        chosen = (options or DEFAULT_OPTIONS).replace(**fields)
+        if chosen.key is not None or chosen.run_at is not None:
+            raise ConfigError(f"schedule {name}: a recurring job takes no `key` or `run_at`")
+        template = self.publisher.build(job_type, payload, chosen)
         data = msgspec.json.encode(template)
         if len(data) > self.publisher.settings.max_job_bytes:
             raise JobTooLarge(f"schedule {name}: the job is {len(data)} bytes, over JETJOBS_MAX_JOB_BYTES")
-        await self.topology.ensure_queue(self.js, queue)
-        target = self.topology.job_subject(queue, priority, job_type)
+        await self.topology.ensure_queue(self.js, template.queue)
+        target = self.topology.job_subject(template.queue, template.priority, job_type)
         try:
             ack = await self.js.publish(
                 self.topology.schedule_subject(name),

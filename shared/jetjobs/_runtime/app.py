@@ -5,14 +5,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
 import anyio
 import msgspec
 
 from jetjobs._builtins import BUILTIN_TYPES, register_builtins
 from jetjobs._errors import ConfigError, JobCancelled
-from jetjobs._wire.envelope import Job, JobType, Priority
+from jetjobs._wire.envelope import Job, JobOptionFields, JobOptions, JobType
 
 if TYPE_CHECKING:
     from jetjobs._settings import Settings
@@ -76,27 +76,15 @@ class JobContext:
         self,
         job_type: str,
         payload: Mapping[str, Any] | msgspec.Struct | None = None,
-        *,
-        queue: str = "default",
-        priority: Priority = "normal",
-        key: str | None = None,
-        max_attempts: int = 5,
-        timeout: float | None = 300.0,
+        options: JobOptions | None = None,
+        **fields: Unpack[JobOptionFields],
     ) -> Enqueued:
-        """Submit a follow-up job (e.g. the next pipeline stage).
+        """Submit a follow-up job (e.g. the next pipeline stage); the options of `Publisher.enqueue`.
 
         Give a `key` derived from this job (`f"{ctx.id}:next"`) so that a rerun of this handler
         does not submit the follow-up twice.
         """
-        return await self.publisher.enqueue(
-            job_type,
-            payload,
-            queue=queue,
-            priority=priority,
-            key=key,
-            max_attempts=max_attempts,
-            timeout=timeout,
-        )
+        return await self.publisher.enqueue(job_type, payload, options, **fields)
 
 
 class App:

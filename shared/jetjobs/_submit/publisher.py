@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
-from typing import Any
+from typing import Any, Unpack
 
 import anyio
 import msgspec
@@ -23,10 +22,12 @@ from jetjobs._submit.validation import check_payload
 from jetjobs._transport.requests import Requester, StreamAck
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import (
+    DEFAULT_OPTIONS,
     JOB_DECODER,
     JOB_ENCODER,
     Job,
-    Priority,
+    JobOptionFields,
+    JobOptions,
     body_digest,
     new_job_id,
     utcnow,
@@ -72,35 +73,34 @@ class Publisher:
         self,
         job_type: str,
         payload: Mapping[str, Any] | msgspec.Struct | None = None,
+        options: JobOptions | None = None,
         *,
-        queue: str = "default",
-        priority: Priority = "normal",
-        key: str | None = None,
-        max_attempts: int = 5,
-        timeout: float | None = 300.0,
-        run_at: datetime | None = None,
         job_id: str | None = None,
         replay_of: str | None = None,
+        **fields: Unpack[JobOptionFields],
     ) -> Job:
         """Make a validated Job (the same checks a worker applies when decoding one).
+
+        `options` (default `JobOptions()`), with any of its fields given as keywords on top.
 
         Raises:
             msgspec.ValidationError: an argument breaks the envelope schema.
             InvalidJob: the job type's payload check refused the payload (jetjobs._submit.validation), or
                 it holds an integer wider than 64 bits.
         """
+        chosen = (options or DEFAULT_OPTIONS).replace(**fields)
         body = msgspec.to_builtins(payload) if payload is not None else {}
         raw = {
             "id": job_id or new_job_id(),
             "type": job_type,
             "payload": body,
-            "queue": queue,
-            "priority": priority,
+            "queue": chosen.queue,
+            "priority": chosen.priority,
             "created_at": utcnow(),
-            "run_at": run_at,
-            "key": key,
-            "max_attempts": max_attempts,
-            "timeout": timeout,
+            "run_at": chosen.run_at,
+            "key": chosen.key,
+            "max_attempts": chosen.max_attempts,
+            "timeout": chosen.timeout,
             "replay_of": replay_of,
         }
         # Round-trip through JSON so that the client sees the worker's validation errors now.
@@ -114,17 +114,15 @@ class Publisher:
         self,
         job_type: str,
         payload: Mapping[str, Any] | msgspec.Struct | None = None,
+        options: JobOptions | None = None,
         *,
-        queue: str = "default",
-        priority: Priority = "normal",
-        key: str | None = None,
-        max_attempts: int = 5,
-        timeout: float | None = 300.0,
         headers: Mapping[str, str] | None = None,
-        run_at: datetime | None = None,
+        **fields: Unpack[JobOptionFields],
     ) -> Enqueued:
         """Submit a job and return its id, and whether the stream saw it as a duplicate.
 
+        `options` (default `JobOptions()`), with any of its fields given as keywords on top:
+        `enqueue("report.build", {...}, queue="reports", key="report-2026-11")`.
         `key` is the idempotency key (the `Nats-Msg-Id`; default the job id): a second submit
         with the same key inside the stream's duplicate window is reported `duplicate=True` with
         the first job's id and is not run again. A future `run_at` makes it a delayed job: the
@@ -135,16 +133,7 @@ class Publisher:
             msgspec.ValidationError: an argument breaks the envelope schema.
             InvalidJob: the job type's payload check refused the payload; nothing is published.
         """
-        job = self.build(
-            job_type,
-            payload,
-            queue=queue,
-            priority=priority,
-            key=key,
-            max_attempts=max_attempts,
-            timeout=timeout,
-            run_at=run_at,
-        )
+        job = self.build(job_type, payload, options, **fields)
         return await self.publish(job, headers=headers)
 
     async def publish(self, job: Job, *, headers: Mapping[str, str] | None = None) -> Enqueued:

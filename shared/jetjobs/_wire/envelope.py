@@ -13,7 +13,7 @@ import re
 import time
 import uuid
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict, Unpack
 
 import msgspec
 
@@ -68,19 +68,65 @@ PAYLOAD_DESCRIPTION = (
 )
 
 
+IdempotencyKey = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+
+
+class JobOptions(msgspec.Struct, kw_only=True, frozen=True):
+    """How a job is submitted: the envelope fields a caller chooses, and their defaults.
+
+    The one place these defaults live: `Publisher.enqueue` / `build`, `JobContext.enqueue` and
+    `Schedules.add` take `options=JobOptions(...)`, or the same names as keywords (which override
+    `options`), and the envelope's own defaults are these. The limits are the envelope's types
+    (`QueueName`, `MaxAttempts`, ...), checked when the job is built (`msgspec.ValidationError`).
+
+    ```python
+    urgent = JobOptions(queue="reports", priority="high", max_attempts=3)
+    await publisher.enqueue("report.build", {"month": "2026-11"}, urgent, key="report-2026-11")
+    ```
+    """
+
+    queue: QueueName = "default"
+    priority: Priority = "normal"
+    # The idempotency key (`Nats-Msg-Id`); None: the job id.
+    key: IdempotencyKey | None = None
+    max_attempts: MaxAttempts = 5
+    # Seconds per attempt; None: no limit.
+    timeout: TimeoutSeconds | None = 300.0
+    # Do not run before then (a delayed job, held by the server).
+    run_at: RunAt | None = None
+
+    def replace(self, **fields: Unpack[JobOptionFields]) -> JobOptions:
+        """These options with `fields` changed (a keyword given as None sets None)."""
+        return msgspec.structs.replace(self, **fields) if fields else self
+
+
+class JobOptionFields(TypedDict, total=False):
+    """The fields of JobOptions as keywords: what `enqueue(..., queue="x")` may pass."""
+
+    queue: str
+    priority: Priority
+    key: str | None
+    max_attempts: int
+    timeout: float | None
+    run_at: datetime | None
+
+
+DEFAULT_OPTIONS = JobOptions()
+
+
 class Job(msgspec.Struct, kw_only=True, frozen=True):
     """A unit of work, as published on `<namespace>.jobs.<queue>.<priority>.<type>`."""
 
     id: JobId
     type: JobType
     payload: Annotated[dict[str, Any], msgspec.Meta(description=PAYLOAD_DESCRIPTION)] = {}
-    queue: QueueName = "default"
-    priority: Priority = "normal"
+    queue: QueueName = DEFAULT_OPTIONS.queue
+    priority: Priority = DEFAULT_OPTIONS.priority
     created_at: Timestamp
-    run_at: RunAt | None = None
-    key: Annotated[str, msgspec.Meta(min_length=1, max_length=256)] | None = None
-    max_attempts: MaxAttempts = 5
-    timeout: TimeoutSeconds | None = 300.0
+    run_at: RunAt | None = DEFAULT_OPTIONS.run_at
+    key: IdempotencyKey | None = DEFAULT_OPTIONS.key
+    max_attempts: MaxAttempts = DEFAULT_OPTIONS.max_attempts
+    timeout: TimeoutSeconds | None = DEFAULT_OPTIONS.timeout
     replay_of: JobId | None = None
 
     @property
