@@ -18,8 +18,8 @@ from anyio.abc import ByteStream
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobContext, Settings
-from jetjobs._joblog.schedule import SCHEDULE, SCHEDULE_TARGET
 from jetjobs._transport.topology import Topology
+from jetjobs._wire.headers import SCHEDULE, SCHEDULE_TARGET
 from tests.support import running_worker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]

@@ -26,9 +26,9 @@ from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._liveness.coverage import coverage
 from jetjobs._observability.metrics import WorkerMetrics
-from jetjobs._submit.publisher import LEDGER_REVISION_HEADER
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import JobDuplicate, new_job_id
+from jetjobs._wire.headers import LEDGER_REVISION_HEADER
 from tests.support import run_jetjobs, running_worker, status_of
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]

@@ -15,10 +15,11 @@ from nats.aio.client import Client as NATS
 from jetjobs import App, EmbeddedServer, JobContext, NatsSettings, Publisher, Settings
 from jetjobs._errors import ConfigError
 from jetjobs._joblog.ledger import Ledger
-from jetjobs._joblog.schedule import SCHEDULER, Schedules, cron_pattern, every_pattern
+from jetjobs._joblog.schedule import Schedules, cron_pattern, every_pattern
 from jetjobs._transport.connection import connect
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import utcnow
+from jetjobs._wire.headers import SCHEDULER
 from tests.support import run_jetjobs, running_worker
 
 pytestmark = [pytest.mark.anyio, pytest.mark.integration]

@@ -42,8 +42,11 @@ from jetjobs._settings import Settings
 from jetjobs._submit.publisher import Publisher
 from jetjobs._transport.topology import Topology, ensure_stream
 from jetjobs._wire.envelope import (
+    ENCODER,
+    JOB_EVENT_DECODER,
     STATUS_DECODER,
     TERMINAL_STATES,
+    WORKER_DIED_DECODER,
     Job,
     JobEvent,
     StatusRecord,
@@ -52,8 +55,6 @@ from jetjobs._wire.envelope import (
 )
 
 app = App("demo")
-
-_ENCODER = msgspec.json.Encoder()
 
 
 class Execution(msgspec.Struct, kw_only=True, frozen=True):
@@ -67,8 +68,6 @@ class Execution(msgspec.Struct, kw_only=True, frozen=True):
 
 
 _EXECUTION_DECODER = msgspec.json.Decoder(Execution)
-_JOB_EVENT_DECODER = msgspec.json.Decoder(JobEvent)
-_WORKER_DIED_DECODER = msgspec.json.Decoder(WorkerDied)
 
 
 def exec_stream(settings: Settings) -> str:
@@ -93,7 +92,7 @@ async def record_execution(ctx: JobContext) -> None:
     deadline = anyio.current_time() + ctx.publisher.settings.publish_retry_for
     while True:
         try:
-            await ctx.publisher.js.publish(subject, _ENCODER.encode(record), headers=headers)
+            await ctx.publisher.js.publish(subject, ENCODER.encode(record), headers=headers)
             return
         except (
             nats.errors.TimeoutError,
@@ -221,10 +220,10 @@ class LedgerCheck:
     async def _on_event(self, msg: Msg) -> None:
         kind = msg.subject.removeprefix(self.topology.events_subject(""))
         if kind.startswith("job."):
-            event = _JOB_EVENT_DECODER.decode(msg.data)
+            event = JOB_EVENT_DECODER.decode(msg.data)
             self.settled.setdefault(event.job_id, event)
         elif kind == "worker.died":
-            self.deaths.append((time.monotonic(), _WORKER_DIED_DECODER.decode(msg.data)))
+            self.deaths.append((time.monotonic(), WORKER_DIED_DECODER.decode(msg.data)))
         # Wake every waiter; later waiters wait on the next event.
         changed, self._changed = self._changed, anyio.Event()
         changed.set()
@@ -307,9 +306,9 @@ class LedgerCheck:
         deaths = []
         for msg in await read_stream(self.js, events_stream(self.settings), f"{ns}.events.>"):
             if msg.subject.endswith(".worker.died"):
-                deaths.append(_WORKER_DIED_DECODER.decode(msg.data))
+                deaths.append(WORKER_DIED_DECODER.decode(msg.data))
             elif ".events.job." in msg.subject:
-                event = _JOB_EVENT_DECODER.decode(msg.data)
+                event = JOB_EVENT_DECODER.decode(msg.data)
                 events[event.job_id].append(event)
         wanted = set(job_ids)
         states: Counter[str] = Counter()

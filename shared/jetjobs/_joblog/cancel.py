@@ -21,9 +21,8 @@ from jetjobs._joblog.ledger import Ledger
 from jetjobs._joblog.schedule import Schedules
 from jetjobs._settings import Settings
 from jetjobs._submit.publisher import Publisher
-from jetjobs._wire.envelope import TERMINAL_STATES, CancelRequest, JobState, StatusRecord, utcnow
+from jetjobs._wire.envelope import ENCODER, TERMINAL_STATES, CancelRequest, JobState, StatusRecord, utcnow
 
-_ENCODER = msgspec.json.Encoder()
 _TRIES = 5
 
 
@@ -69,6 +68,6 @@ async def cancel(nc: NATS, settings: Settings, job_id: str, *, reason: str | Non
         raise JetJobsError(f"job {job_id}: the ledger entry kept changing; try again")
     unscheduled = await Schedules(publisher).cancel_delayed(job_id)
     request = CancelRequest(job_id=job_id, requested_at=utcnow(), reason=reason)
-    await nc.publish(topology.control_subject("cancel"), _ENCODER.encode(request))
+    await nc.publish(topology.control_subject("cancel"), ENCODER.encode(request))
     await nc.flush()
     return CancelResult(id=job_id, outcome="cancelled", previous=record.state, unscheduled=unscheduled)

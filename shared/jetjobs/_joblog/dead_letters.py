@@ -10,9 +10,8 @@ from nats.js import JetStreamContext
 
 from jetjobs._joblog.ledger import Ledger, queued_record
 from jetjobs._transport.topology import Topology
-from jetjobs._wire.envelope import DEAD_LETTER_DECODER, JOB_DECODER, DeadLetter, body_digest
-
-_ENCODER = msgspec.json.Encoder()
+from jetjobs._wire.envelope import DEAD_LETTER_DECODER, ENCODER, JOB_DECODER, DeadLetter, body_digest
+from jetjobs._wire.headers import MSG_ID
 
 
 class DeadLetters:
@@ -27,8 +26,8 @@ class DeadLetters:
         """Store a dead letter; a retry of the same delivery's record is deduplicated."""
         await self.js.publish(
             self.topology.dlq_subject(record.job_id),
-            _ENCODER.encode(record),
-            headers={"Nats-Msg-Id": f"dlq:{record.job_id}:{record.stream_seq}"},
+            ENCODER.encode(record),
+            headers={MSG_ID: f"dlq:{record.job_id}:{record.stream_seq}"},
         )
 
     async def entries(self) -> AsyncIterator[tuple[int, DeadLetter]]:
@@ -70,11 +69,11 @@ class DeadLetters:
         if job is not None and job.id != record.job_id:
             # A recurring schedule's firing: its id came from the delivery (jetjobs._joblog.schedule).
             job = msgspec.structs.replace(job, id=record.job_id)
-            data = _ENCODER.encode(job)
+            data = ENCODER.encode(job)
         if job is not None:
             await self.ledger.put(queued_record(job, body_digest(data)))
         headers = {k: v for k, v in record.original_headers.items() if not k.startswith("Nats-")}
-        headers["Nats-Msg-Id"] = f"requeue:{record.job_id}:{seq}"
+        headers[MSG_ID] = f"requeue:{record.job_id}:{seq}"
         await self.js.publish(record.original_subject, data, headers=headers)
         await self.js.delete_msg(self.topology.dlq_stream, seq)
 

@@ -10,16 +10,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import msgspec
 import nats.js.errors
 from nats.js.kv import KeyValue
 
 from jetjobs._errors import StreamError, WrongLastSequence
 from jetjobs._transport.requests import Reply, Requester
-from jetjobs._wire.envelope import STATUS_DECODER, DeadReason, Job, JobState, StatusRecord, utcnow
+from jetjobs._wire.envelope import ENCODER, STATUS_DECODER, DeadReason, Job, JobState, StatusRecord, utcnow
+from jetjobs._wire.headers import EXPECTED_LAST_SUBJECT_SEQUENCE, KV_OPERATION, SEQUENCE
 
-_ENCODER = msgspec.json.Encoder()
-_CREATE = {"Nats-Expected-Last-Subject-Sequence": "0"}
+_CREATE = {EXPECTED_LAST_SUBJECT_SEQUENCE: "0"}
 # A KV revision is a stream sequence, an unsigned 64-bit integer: at most 20 ASCII digits.
 _REVISION = re.compile(r"[0-9]{1,20}")
 
@@ -44,7 +43,7 @@ class Ledger:
             if msg is None:
                 return None, 0
             headers = msg.headers or {}
-            revision = int(headers.get("Nats-Sequence", "0"))
+            revision = int(headers.get(SEQUENCE, "0"))
             if not msg.data or headers.get("KV-Operation") in ("DEL", "PURGE"):
                 return None, revision
             return STATUS_DECODER.decode(msg.data), revision
@@ -66,14 +65,14 @@ class Ledger:
             try:
                 ack = await self.requester.publish(
                     self._prefix + record.id,
-                    _ENCODER.encode(record),
-                    {"Nats-Expected-Last-Subject-Sequence": str(revision)},
+                    ENCODER.encode(record),
+                    {EXPECTED_LAST_SUBJECT_SEQUENCE: str(revision)},
                 )
             except WrongLastSequence:
                 return None
             return ack.seq
         try:
-            return await self.kv.update(record.id, _ENCODER.encode(record), last=revision)
+            return await self.kv.update(record.id, ENCODER.encode(record), last=revision)
         except nats.js.errors.KeyWrongLastSequenceError:
             return None
 
@@ -83,7 +82,7 @@ class Ledger:
         Pipelined, so it needs the Requester (the publisher's ledger has one).
         """
         assert self.requester is not None, "send_create needs a Ledger built with a Requester"
-        return await self.requester.send(self._prefix + record.id, _ENCODER.encode(record), _CREATE)
+        return await self.requester.send(self._prefix + record.id, ENCODER.encode(record), _CREATE)
 
     @staticmethod
     async def created(reply: Reply) -> int | None:
@@ -95,11 +94,11 @@ class Ledger:
 
     async def put(self, record: StatusRecord) -> int:
         """Store `record` unconditionally (operator actions: requeue, cancel)."""
-        return await self.kv.put(record.id, _ENCODER.encode(record))
+        return await self.kv.put(record.id, ENCODER.encode(record))
 
     async def discard(self, job_id: str, revision: int) -> None:
         """Delete the entry if it is still at `revision` (a `queued` entry for a duplicate submit)."""
-        headers = {"KV-Operation": "DEL", "Nats-Expected-Last-Subject-Sequence": str(revision)}
+        headers = {KV_OPERATION: "DEL", EXPECTED_LAST_SUBJECT_SEQUENCE: str(revision)}
         try:
             if self.requester is not None:
                 await self.requester.publish(self._prefix + job_id, b"", headers)

@@ -41,23 +41,19 @@ import nats.js.errors
 from jetjobs._errors import ConfigError, InvalidJob, JobTooLarge
 from jetjobs._wire.envelope import (
     DEFAULT_OPTIONS,
+    ENCODER,
     Job,
     JobOptionFields,
     JobOptions,
     decode_job,
     utcnow,
 )
+from jetjobs._wire.headers import MESSAGE_TTL, NEXT_PURGE, SCHEDULE, SCHEDULE_NEXT, SCHEDULE_TARGET, SCHEDULER
 from jetjobs._wire.timespec import parse_duration, rfc3339
 
 if TYPE_CHECKING:
     from jetjobs._submit.publisher import Publisher
 
-SCHEDULE = "Nats-Schedule"
-SCHEDULE_TARGET = "Nats-Schedule-Target"
-SCHEDULER = "Nats-Scheduler"
-SCHEDULE_NEXT = "Nats-Schedule-Next"
-MESSAGE_TTL = "Nats-TTL"
-NEXT_PURGE = "purge"
 
 _PREDEFINED = frozenset({"@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"})
 
@@ -185,7 +181,7 @@ class Schedules:
         if chosen.key is not None or chosen.run_at is not None:
             raise ConfigError(f"schedule {name}: a recurring job takes no `key` or `run_at`")
         template = self.publisher.build(job_type, payload, chosen)
-        data = msgspec.json.encode(template)
+        data = ENCODER.encode(template)
         if len(data) > self.publisher.settings.max_job_bytes:
             raise JobTooLarge(f"schedule {name}: the job is {len(data)} bytes, over JETJOBS_MAX_JOB_BYTES")
         await self.topology.ensure_queue(self.js, template.queue)

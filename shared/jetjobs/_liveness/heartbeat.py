@@ -14,18 +14,16 @@ from collections.abc import Callable
 from datetime import datetime
 
 import anyio
-import msgspec
 import structlog
 from anyio.abc import TaskStatus
 from nats.aio.client import Client as NATS
 
 from jetjobs._errors import describe_error
 from jetjobs._version import VERSION
-from jetjobs._wire.envelope import InFlight, WorkerBeat, utcnow
+from jetjobs._wire.envelope import ENCODER, InFlight, WorkerBeat, utcnow
+from jetjobs._wire.headers import MESSAGE_TTL
 
 log = structlog.get_logger("jetjobs.heartbeat")
-
-_ENCODER = msgspec.json.Encoder()
 
 
 def worker_key(worker_id: str) -> str:
@@ -72,7 +70,7 @@ class Heartbeat:
 
     async def send(self) -> None:
         """Write one heartbeat now."""
-        await self.js.publish(self.subject, _ENCODER.encode(self.beat()), msg_ttl=self.ttl)
+        await self.js.publish(self.subject, ENCODER.encode(self.beat()), msg_ttl=self.ttl)
         self.beats += 1
 
     async def held_more(self) -> None:
@@ -83,8 +81,8 @@ class Heartbeat:
         killed after a fetch leaves at most the deliveries of that one fetch unlisted, and those
         were never started.
         """
-        self._headers = self._headers or {"Nats-TTL": f"{self.ttl}s"}
-        await self.nc.publish(self.subject, _ENCODER.encode(self.beat()), headers=self._headers)
+        self._headers = self._headers or {MESSAGE_TTL: f"{self.ttl}s"}
+        await self.nc.publish(self.subject, ENCODER.encode(self.beat()), headers=self._headers)
         self.beats += 1
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:

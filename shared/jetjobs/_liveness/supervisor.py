@@ -39,11 +39,11 @@ from jetjobs._joblog.ledger import Ledger
 from jetjobs._liveness.orphans import held_sequence, nak_subject, snapshot, sweep_orphans
 from jetjobs._settings import Settings
 from jetjobs._transport.topology import Topology
-from jetjobs._wire.envelope import WORKER_BEAT_DECODER, WorkerBeat, WorkerDied, utcnow
+from jetjobs._wire.envelope import ENCODER, WORKER_BEAT_DECODER, WorkerBeat, WorkerDied, utcnow
+from jetjobs._wire.headers import EXPECTED_LAST_SUBJECT_SEQUENCE, KV_OPERATION, MARKER_REASON
 
 log = structlog.get_logger("jetjobs.supervisor")
 
-_ENCODER = msgspec.json.Encoder()
 LEADER_KEY = "leader"
 DEATH_PREFIX = "dead."
 # The server's "wrong last sequence" errors: a compare-and-set lost to another writer.
@@ -236,9 +236,9 @@ class Supervisor:
         try:
             await self.js.publish(
                 f"$KV.{self.topology.workers_bucket}.{key}",
-                _ENCODER.encode(beat),
+                ENCODER.encode(beat),
                 msg_ttl=int(self.settings.ack_wait) + 60,
-                headers={"Nats-Expected-Last-Subject-Sequence": "0"},
+                headers={EXPECTED_LAST_SUBJECT_SEQUENCE: "0"},
             )
         except nats.js.errors.APIError as exc:
             if exc.err_code not in _WRONG_LAST_SEQUENCE:
@@ -309,7 +309,7 @@ class Supervisor:
             supervisor=self.id,
         )
         self.deaths.append(event)
-        await self.nc.publish(self.topology.events_subject("worker.died"), _ENCODER.encode(event))
+        await self.nc.publish(self.topology.events_subject("worker.died"), ENCODER.encode(event))
         log.warning(
             "worker.died",
             worker=beat.id,
@@ -396,7 +396,7 @@ class Supervisor:
                         subject,
                         self.id.encode(),
                         msg_ttl=self.settings.heartbeat_ttl,
-                        headers={"Nats-Expected-Last-Subject-Sequence": str(revision)},
+                        headers={EXPECTED_LAST_SUBJECT_SEQUENCE: str(revision)},
                     )
                     revision = ack.seq
                     if not self.is_leader:
@@ -432,7 +432,7 @@ class Supervisor:
         except nats.js.errors.NotFoundError:
             return 0
         headers = msg.headers or {}
-        if headers.get("KV-Operation") in ("DEL", "PURGE") or "Nats-Marker-Reason" in headers:
+        if headers.get(KV_OPERATION) in ("DEL", "PURGE") or MARKER_REASON in headers:
             return msg.seq
         return None
 

@@ -37,14 +37,14 @@ from nats.aio.msg import Msg
 from jetjobs._errors import InvalidJob, JobTimeout, StreamError, describe_error
 from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger, parse_revision, transition
-from jetjobs._joblog.schedule import SCHEDULER, at_pattern, fired_job, schedule_headers
+from jetjobs._joblog.schedule import at_pattern, fired_job, schedule_headers
 from jetjobs._observability import telemetry
 from jetjobs._observability.metrics import WorkerMetrics
 from jetjobs._runtime.app import App, Handler, JobContext
 from jetjobs._runtime.lease import LeaseKeeper
 from jetjobs._runtime.outcome import Dead, Outcome, RetryLater, Succeeded, classify
 from jetjobs._settings import Settings
-from jetjobs._submit.publisher import LEDGER_REVISION_HEADER, Publisher
+from jetjobs._submit.publisher import Publisher
 from jetjobs._wire.envelope import (
     TERMINAL_STATES,
     DeadLetter,
@@ -56,6 +56,7 @@ from jetjobs._wire.envelope import (
     decode_job,
     utcnow,
 )
+from jetjobs._wire.headers import LEDGER_REVISION_HEADER, SCHEDULER
 
 log = structlog.get_logger("jetjobs.worker")
 

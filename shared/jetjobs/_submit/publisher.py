@@ -23,8 +23,8 @@ from jetjobs._transport.requests import Requester, StreamAck
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import (
     DEFAULT_OPTIONS,
+    ENCODER,
     JOB_DECODER,
-    JOB_ENCODER,
     Job,
     JobOptionFields,
     JobOptions,
@@ -33,11 +33,9 @@ from jetjobs._wire.envelope import (
     utcnow,
     wide_integer,
 )
+from jetjobs._wire.headers import LEDGER_REVISION_HEADER, MSG_ID
 
 log = structlog.get_logger("jetjobs.publisher")
-# The revision of the job's `queued` ledger entry. Informational: anyone can send anything in a
-# header, so a worker reads the entry before it claims and never takes this as an authority.
-LEDGER_REVISION_HEADER = "Jetjobs-Ledger-Revision"
 
 
 class Enqueued(msgspec.Struct, frozen=True):
@@ -104,7 +102,7 @@ class Publisher:
             "replay_of": replay_of,
         }
         # Round-trip through JSON so that the client sees the worker's validation errors now.
-        job = JOB_DECODER.decode(JOB_ENCODER.encode(raw))
+        job = JOB_DECODER.decode(ENCODER.encode(raw))
         if (path := wide_integer(job.payload, "$.payload")) is not None:
             raise InvalidJob(f"integer at `{path}` does not fit in 64 bits; send it as a string")
         check_payload(job.type, job.payload)
@@ -141,7 +139,7 @@ class Publisher:
         ledger = await self._ready(job.queue)
         data = self._encode(job)
         all_headers = dict(headers or {})
-        all_headers["Nats-Msg-Id"] = job.msg_id
+        all_headers[MSG_ID] = job.msg_id
         # The `queued` entry goes first, and its revision rides along, so the worker's claim is a
         # single compare-and-set on the first delivery (no read).
         revision = await self._record_queued(ledger, job, data)
@@ -179,7 +177,7 @@ class Publisher:
         return Enqueued(first_id, True, seq)
 
     def _encode(self, job: Job) -> bytes:
-        data = JOB_ENCODER.encode(job)
+        data = ENCODER.encode(job)
         if len(data) > self.settings.max_job_bytes:
             raise JobTooLarge(
                 f"job {job.id} ({job.type}) is {len(data)} bytes; the limit is "
@@ -211,7 +209,7 @@ class Publisher:
             # rides along), not after the whole window's entries.
             for job, data, creation in zip(chunk, bodies, created, strict=True):
                 revision = await ledger.created(creation)
-                headers = {"Nats-Msg-Id": job.msg_id}
+                headers = {MSG_ID: job.msg_id}
                 if revision:
                     headers[LEDGER_REVISION_HEADER] = str(revision)
                 subject = self.topology.job_subject(job.queue, job.priority, job.type)

@@ -23,6 +23,7 @@ from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
 from jetjobs._transport.inbox import subscribe_direct
+from jetjobs._wire.envelope import ENCODER
 
 
 class _PullRequest(msgspec.Struct, omit_defaults=True):
@@ -30,7 +31,6 @@ class _PullRequest(msgspec.Struct, omit_defaults=True):
     expires: int = 0  # nanoseconds
 
 
-_ENCODER = msgspec.json.Encoder()
 _ACK_PREFIX = "$JS.ACK."
 
 
@@ -91,7 +91,7 @@ class PullConsumer:
     async def pull(self, batch: int, expires: float) -> PullRequest:
         """Send a pull request for up to `batch` deliveries, open for `expires` seconds."""
         self._status = None  # a status of an earlier request must not end this one
-        body = _ENCODER.encode(_PullRequest(batch=batch, expires=int(expires * 1e9)))
+        body = ENCODER.encode(_PullRequest(batch=batch, expires=int(expires * 1e9)))
         await self.nc.publish(self._next_subject, body, reply=self._inbox)
         return PullRequest(self, batch, anyio.current_time() + expires + self.margin)
 

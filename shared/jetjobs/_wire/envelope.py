@@ -253,12 +253,15 @@ class JobDuplicate(msgspec.Struct, kw_only=True, frozen=True):
     at: datetime
 
 
-JOB_ENCODER = msgspec.json.Encoder()
+# Built once (msgspec's perf tips): one encoder serves every Struct, one decoder per type.
+ENCODER = msgspec.json.Encoder()
 JOB_DECODER = msgspec.json.Decoder(Job)
 STATUS_DECODER = msgspec.json.Decoder(StatusRecord)
 DEAD_LETTER_DECODER = msgspec.json.Decoder(DeadLetter)
 WORKER_BEAT_DECODER = msgspec.json.Decoder(WorkerBeat)
 CANCEL_REQUEST_DECODER = msgspec.json.Decoder(CancelRequest)
+WORKER_DIED_DECODER = msgspec.json.Decoder(WorkerDied)
+JOB_EVENT_DECODER = msgspec.json.Decoder(JobEvent)
 
 
 def utcnow() -> datetime:
