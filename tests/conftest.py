@@ -15,12 +15,6 @@ from tests.support import fast_settings
 
 
 @pytest.fixture(scope="session")
-def anyio_backend() -> str:
-    """All async tests run on asyncio (nats-py is asyncio-only)."""
-    return "asyncio"
-
-
-@pytest.fixture(scope="session")
 def nats_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedServer]:
     """A real `nats-server -js` on a random loopback port, its store in a temp dir."""
     server = EmbeddedServer(tmp_path_factory.mktemp("nats"))

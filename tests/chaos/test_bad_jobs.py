@@ -9,7 +9,7 @@ from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._transport.topology import Topology
 from tests.chaos.harness import assert_sound, chaos_namespace, chaos_settings
 
-pytestmark = [pytest.mark.anyio, pytest.mark.chaos, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.chaos, pytest.mark.timeout(90)]
 
 
 async def test_handler_slower_than_ack_wait_is_never_redelivered(

@@ -36,7 +36,7 @@ from tests.cluster import (
 )
 from tests.support import Outcomes, fast_settings, running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration, pytest.mark.timeout(110)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(110)]
 
 JOBS = 500
 KILL_AFTER = JOBS * 3 // 10

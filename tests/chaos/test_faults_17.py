@@ -35,7 +35,7 @@ from tests.chaos.harness import (
     free_port,
 )
 
-pytestmark = [pytest.mark.anyio, pytest.mark.chaos, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.chaos, pytest.mark.timeout(120)]
 
 
 async def test_item1_jobs_released_at_sigterm_keep_their_attempt(chaos: Chaos) -> None:

@@ -24,7 +24,7 @@ from jetjobs import App, InvalidJob, Publisher, Settings
 from jetjobs._settings import SmtpSettings
 from tests.support import dead_letter_of, running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 USER, PASSWORD = "mailer", "s3cret-pass"
 

@@ -17,7 +17,7 @@ from jetjobs._transport.topology import Topology
 from tests.http_target import Answer, HttpTarget
 from tests.support import running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 PEOPLE = [
     {"name": "Ada", "age": 36, "address": {"city": "London"}},

@@ -19,7 +19,7 @@ from jetjobs._settings import WebhookSettings
 from tests.http_target import Answer, HttpTarget
 from tests.support import dead_letter_of, running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 SECRET = "whsec-test-0123456789"
 

@@ -17,7 +17,7 @@ from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import utcnow
 from tests.support import run_jetjobs, running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 async def ledger_state(nc: NATS, settings: Settings, job_id: str) -> str | None:

@@ -17,7 +17,7 @@ from nats.aio.client import Client as NATS
 from jetjobs import App, JobContext, Publisher, Reject, Settings
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def clean_env(**variables: str) -> dict[str, str]:

@@ -22,7 +22,7 @@ from jetjobs._transport.topology import Topology
 from jetjobs._wire.headers import SCHEDULE, SCHEDULE_TARGET
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def doc_block(repo_root: Path, tag: str) -> list[str]:

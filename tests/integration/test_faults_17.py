@@ -30,7 +30,7 @@ from jetjobs._wire.envelope import InFlight, JobEvent, StatusRecord, WorkerBeat,
 from tests.chaos.harness import free_port
 from tests.support import run_jetjobs, running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 class LogLines:

@@ -31,7 +31,7 @@ from jetjobs._wire.envelope import JobDuplicate, new_job_id
 from jetjobs._wire.headers import LEDGER_REVISION_HEADER
 from tests.support import run_jetjobs, running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def counting_app(runs: list[tuple[str, Any]], job_type: str = "hard.count") -> App:

@@ -26,7 +26,7 @@ from jetjobs._transport.topology import Topology
 from jetjobs.testing import WorkerPool, worker_env
 from tests.otlp_receiver import OtlpReceiver, ReceivedSpan
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def clean_env(**variables: str) -> dict[str, str]:

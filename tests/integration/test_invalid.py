@@ -18,7 +18,7 @@ from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import decode_job, new_job_id
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 class Order(msgspec.Struct):

@@ -17,7 +17,7 @@ from jetjobs._joblog.ledger import Ledger
 from jetjobs._transport.topology import Topology
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 async def ledger_of(nc: NATS, settings: Settings) -> Ledger:

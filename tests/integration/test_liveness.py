@@ -17,7 +17,7 @@ from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import InFlight, StatusRecord, WorkerBeat, WorkerDied, utcnow
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from jetjobs.testing import WorkerPool, WorkerProcess, worker_env
 from tests.otlp_receiver import GrpcOtlpReceiver, OtlpReceiver, ReceivedSpan
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 PRODUCER, CONSUMER = 4, 5  # opentelemetry.proto SpanKind values
 

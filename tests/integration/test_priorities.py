@@ -12,7 +12,7 @@ from jetjobs import App, JobContext, Priority, Publisher, Settings
 from jetjobs._transport.topology import Topology
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 async def submit_many(publisher: Publisher, job_type: str, count: int, priority: Priority) -> list[str]:

@@ -11,7 +11,7 @@ from jetjobs import Settings
 from jetjobs._transport.pull import PullConsumer
 from jetjobs._transport.topology import Topology
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 async def provisioned(nc: NATS, settings: Settings) -> tuple[Topology, PullConsumer]:

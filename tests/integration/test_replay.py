@@ -15,7 +15,7 @@ from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import utcnow
 from tests.support import run_jetjobs, running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def recording_app(runs: list[tuple[str, str, str | None]]) -> App:

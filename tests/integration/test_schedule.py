@@ -22,7 +22,7 @@ from jetjobs._wire.envelope import utcnow
 from jetjobs._wire.headers import SCHEDULER
 from tests.support import fast_settings, run_jetjobs, running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def ticking_app(runs: list[tuple[str, str, datetime]]) -> App:

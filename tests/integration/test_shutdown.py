@@ -20,7 +20,7 @@ from jetjobs._wire.envelope import STATUS_DECODER
 from jetjobs.testing import WorkerPool
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 CONCURRENCY = 4
 

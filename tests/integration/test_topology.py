@@ -13,7 +13,7 @@ from jetjobs import Settings, TopologyConflict
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import PRIORITIES
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 async def test_provisioning_twice_is_idempotent(nc: NATS, settings: Settings) -> None:

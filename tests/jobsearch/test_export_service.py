@@ -18,7 +18,7 @@ from jobsearch.run.progress import Progress, follow_ledger, wait_drained
 from jobsearch.store import Store
 from tests.jobsearch.export_support import drafts, listing, sheet_rows
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 @pytest.fixture

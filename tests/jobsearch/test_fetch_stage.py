@@ -25,7 +25,6 @@ from tests.http_target import Answer, HttpTarget
 from tests.jobsearch.boards import FAST, board, client, ok_file
 from tests.support import dead_letter_of, running_worker, status_of
 
-pytestmark = pytest.mark.anyio
 __all__ = ["board"]  # the fixture, imported for the tests below
 
 BUNDLED = 40  # postings in services/jobsearch/sources/data/sample.json

@@ -28,7 +28,7 @@ from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, DraftJob, ListingJob
 from jobsearch.profile import Person, Profile, Sample
 from tests.support import FAST_LIVENESS, fast_settings
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _JOB = msgspec.json.Decoder(Job)
 

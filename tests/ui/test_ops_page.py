@@ -18,7 +18,7 @@ from jetjobs.testing import WorkerPool
 from tests.support import status_of
 from tests.ui.server import page_env, serving
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration, pytest.mark.browser, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.integration, pytest.mark.browser, pytest.mark.timeout(90)]
 
 HOSTILE = "<img src=x onerror=alert('xss')><script>alert('xss')</script>"
 

@@ -9,8 +9,6 @@ import structlog
 from jetjobs._errors import JobTimeout
 from jetjobs._runtime.execution import run_async_handler
 
-pytestmark = pytest.mark.anyio
-
 
 async def test_result_is_returned() -> None:
     """A handler that finishes returns its value."""

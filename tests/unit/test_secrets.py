@@ -91,7 +91,6 @@ def test_log_lines_mask_url_credentials(json: bool) -> None:
     assert not [secret for secret in SECRETS if secret in stderr], stderr
 
 
-@pytest.mark.anyio
 async def test_errors_mask_url_credentials() -> None:
     """Item 11: the errors a job ends with (its ledger entry, its dead letter, its span), any
     handler's and the built-ins', show URLs with the password masked."""
