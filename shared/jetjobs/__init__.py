@@ -11,6 +11,10 @@ async def build(ctx: JobContext, payload: dict) -> dict:
 ```
 Run it with `jetjobs worker mymodule:app`; submit with `jetjobs enqueue report.build '{}'` or
 `Publisher.enqueue`.
+
+The public API is what `__all__` lists here, plus `jetjobs.testing` (worker subprocesses) and
+`jetjobs.ui` (the page kit). Every module under a leading underscore is internal: docs/architecture.md
+maps the folders.
 """
 
 from jetjobs._errors import (
