@@ -35,6 +35,7 @@ from jetjobs._builtins.outbound import raise_for_reply, send
 from jetjobs._builtins.payloads import DataTransform, Filter, Map, Rename, Select, Step
 from jetjobs._errors import Reject, TransformError
 from jetjobs._observability.redact import mask_url
+from jetjobs._wire.envelope import ENCODER
 
 if TYPE_CHECKING:
     from jetjobs._runtime.app import JobContext
@@ -113,9 +114,9 @@ async def transform(ctx: JobContext, payload: DataTransform) -> Any:
     except TransformError as exc:
         raise Reject(str(exc)) from None
     inline = {"data": output}
-    if len(msgspec.json.encode(inline)) <= ctx.settings.max_result_bytes:
+    if len(ENCODER.encode(inline)) <= ctx.settings.max_result_bytes:
         return inline
-    encoded = msgspec.json.encode(output)
+    encoded = ENCODER.encode(output)
     topology = ctx.publisher.topology
     store = await topology.results_store(ctx.publisher.js)
     key = f"{ctx.id}.json"

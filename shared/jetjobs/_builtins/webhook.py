@@ -15,12 +15,11 @@ import hmac
 import time
 from typing import TYPE_CHECKING, Any
 
-import msgspec
-
 from jetjobs._builtins.hosts import HostPolicy
 from jetjobs._builtins.outbound import raise_for_reply, send
 from jetjobs._builtins.payloads import WebhookCall
 from jetjobs._observability.redact import mask_url
+from jetjobs._wire.envelope import ENCODER
 
 if TYPE_CHECKING:
     from jetjobs._runtime.app import JobContext
@@ -39,7 +38,7 @@ def signature(secret: str, timestamp: int, body: bytes) -> str:
 async def call(ctx: JobContext, payload: WebhookCall) -> dict[str, Any]:
     """Send the request; return the status and the start of the answer (kept in the ledger)."""
     config = ctx.settings.webhook
-    body = b"" if payload.body is None else msgspec.json.encode(payload.body)
+    body = b"" if payload.body is None else ENCODER.encode(payload.body)
     headers = {"User-Agent": "jetjobs", **payload.headers, "Idempotency-Key": ctx.id}
     if payload.body is not None and not any(name.lower() == "content-type" for name in headers):
         headers["Content-Type"] = "application/json"

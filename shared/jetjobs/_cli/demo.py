@@ -53,6 +53,7 @@ from jetjobs._wire.envelope import (
     WorkerDied,
     utcnow,
 )
+from jetjobs._wire.headers import MSG_ID
 
 app = App("demo")
 
@@ -88,7 +89,7 @@ async def record_execution(ctx: JobContext) -> None:
     """
     record = Execution(job_id=ctx.id, attempt=ctx.attempt, worker=ctx.worker_id, pid=os.getpid(), at=utcnow())
     subject = f"{ctx.publisher.topology.ns}.demo.exec.{ctx.id}"
-    headers = {"Nats-Msg-Id": f"{ctx.id}:{ctx.attempt}:{ctx.worker_id}"}
+    headers = {MSG_ID: f"{ctx.id}:{ctx.attempt}:{ctx.worker_id}"}
     deadline = anyio.current_time() + ctx.publisher.settings.publish_retry_for
     while True:
         try:

@@ -11,7 +11,7 @@ from nats.js import JetStreamContext
 from jetjobs._joblog.ledger import Ledger, queued_record
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import DEAD_LETTER_DECODER, ENCODER, JOB_DECODER, DeadLetter, body_digest
-from jetjobs._wire.headers import MSG_ID
+from jetjobs._wire.headers import MSG_ID, NATS_PREFIX
 
 
 class DeadLetters:
@@ -72,7 +72,7 @@ class DeadLetters:
             data = ENCODER.encode(job)
         if job is not None:
             await self.ledger.put(queued_record(job, body_digest(data)))
-        headers = {k: v for k, v in record.original_headers.items() if not k.startswith("Nats-")}
+        headers = {k: v for k, v in record.original_headers.items() if not k.startswith(NATS_PREFIX)}
         headers[MSG_ID] = f"requeue:{record.job_id}:{seq}"
         await self.js.publish(record.original_subject, data, headers=headers)
         await self.js.delete_msg(self.topology.dlq_stream, seq)

@@ -44,7 +44,7 @@ class Ledger:
                 return None, 0
             headers = msg.headers or {}
             revision = int(headers.get(SEQUENCE, "0"))
-            if not msg.data or headers.get("KV-Operation") in ("DEL", "PURGE"):
+            if not msg.data or headers.get(KV_OPERATION) in ("DEL", "PURGE"):
                 return None, revision
             return STATUS_DECODER.decode(msg.data), revision
         try:

@@ -21,7 +21,7 @@ from nats.aio.client import Client as NATS
 from jetjobs._errors import describe_error
 from jetjobs._version import VERSION
 from jetjobs._wire.envelope import ENCODER, InFlight, WorkerBeat, utcnow
-from jetjobs._wire.headers import MESSAGE_TTL
+from jetjobs._wire.headers import KV_OPERATION, MESSAGE_TTL
 
 log = structlog.get_logger("jetjobs.heartbeat")
 
@@ -99,6 +99,6 @@ class Heartbeat:
         finally:
             with anyio.CancelScope(shield=True), anyio.move_on_after(2):
                 try:
-                    await self.js.publish(self.subject, b"", headers={"KV-Operation": "DEL"})
+                    await self.js.publish(self.subject, b"", headers={KV_OPERATION: "DEL"})
                 except Exception as exc:
                     log.warning("heartbeat.delete_failed", error=describe_error(exc))

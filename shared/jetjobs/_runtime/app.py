@@ -12,7 +12,7 @@ import msgspec
 
 from jetjobs._builtins import BUILTIN_TYPES, register_builtins
 from jetjobs._errors import ConfigError, JobCancelled
-from jetjobs._wire.envelope import Job, JobOptionFields, JobOptions, JobType
+from jetjobs._wire.envelope import ENCODER, Job, JobOptionFields, JobOptions, JobType
 
 if TYPE_CHECKING:
     from jetjobs._settings import Settings
@@ -107,7 +107,7 @@ class App:
         a payload that does not convert is dead-lettered with reason `invalid`.
         """
         try:
-            _JOB_TYPE.decode(msgspec.json.encode(job_type))
+            _JOB_TYPE.decode(ENCODER.encode(job_type))
         except msgspec.ValidationError as exc:
             raise ConfigError(f"job type {job_type!r} is not valid: {exc}") from None
         if job_type in self.handlers:

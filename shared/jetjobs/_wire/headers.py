@@ -4,6 +4,9 @@ Beside the envelope because they are part of the wire contract: a client in anot
 sets `Nats-Msg-Id` to deduplicate, and the schedule headers to delay a job (docs/contract.md).
 """
 
+# The prefix of every header the server reads or writes: a message copied into a new one (a
+# requeue, a delayed job) drops these, so the copy is not mistaken for the original.
+NATS_PREFIX = "Nats-"
 # JetStream: deduplication within the stream's window (the idempotency key, else the job id).
 MSG_ID = "Nats-Msg-Id"
 # JetStream: compare-and-set publish (the ledger's and the supervisor's writes); "0": create.

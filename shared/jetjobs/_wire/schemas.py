@@ -17,6 +17,7 @@ from jetjobs._builtins.payloads import DataTransform, EmailSend, Filter, Map, Re
 from jetjobs._settings import Settings
 from jetjobs._transport.topology import HEADER_ALLOWANCE
 from jetjobs._wire.envelope import (
+    ENCODER,
     CancelRequest,
     DeadLetter,
     Job,
@@ -26,6 +27,7 @@ from jetjobs._wire.envelope import (
     WorkerBeat,
     WorkerDied,
 )
+from jetjobs._wire.headers import MSG_ID
 
 _WHEN = datetime(2026, 11, 30, 8, 0, 0, tzinfo=UTC)
 
@@ -63,8 +65,8 @@ EXAMPLES: dict[str, Any] = {
         failed_at=_WHEN,
         enqueued_at=_WHEN,
         original_subject="jetjobs.jobs.default.high.email.send",
-        original_headers={"Nats-Msg-Id": "welcome-email:ada@example.com"},
-        original=msgspec.json.encode(EXAMPLE_JOB),
+        original_headers={MSG_ID: "welcome-email:ada@example.com"},
+        original=ENCODER.encode(EXAMPLE_JOB),
         stream_seq=1,
     ),
 }

@@ -31,7 +31,7 @@ from jetjobs._joblog.ledger import Ledger
 from jetjobs._joblog.replay import StatusFilter, plan_replay, replay
 from jetjobs._settings import Settings
 from jetjobs._transport.topology import Topology
-from jetjobs._wire.envelope import utcnow
+from jetjobs._wire.envelope import ENCODER, utcnow
 from jetjobs._wire.timespec import rfc3339
 from jetjobs.ui import _overview as overview
 from jetjobs.ui._access import checked_form
@@ -116,7 +116,7 @@ async def job(request: Request) -> Response:
     dead = await ops.dead_letters()
     record, revision = await dead.ledger.get(job_id)
     letter = await dead.show(job_id)
-    entry = msgspec.json.format(msgspec.json.encode(record), indent=2).decode() if record else ""
+    entry = msgspec.json.format(ENCODER.encode(record), indent=2).decode() if record else ""
     return _render(request, "job.html", status_code=200 if record or letter else 404, job_id=job_id,
                    record=record, revision=revision, entry=entry, letter=letter)  # fmt: skip
 
