@@ -18,9 +18,9 @@ from pathlib import Path
 import anyio
 
 from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings
-from jetjobs.connection import connect
-from jetjobs.demo import LedgerCheck
-from jetjobs.pool import WorkerPool
+from jetjobs._cli.demo import LedgerCheck
+from jetjobs._transport.connection import connect
+from jetjobs.testing import WorkerPool
 from jobsearch.dedupe.store import SeenSet
 from jobsearch.jobs import LISTING, QUEUES, ListingJob
 from jobsearch.profile import Person, Profile, Sample, Search

@@ -28,8 +28,8 @@ import httpx
 import msgspec
 
 from jetjobs import App, EmbeddedServer, JobContext, NatsSettings, Publisher, Settings, Worker
-from jetjobs.connection import connect
-from jetjobs.log import configure_logging
+from jetjobs._observability.log import configure_logging
+from jetjobs._transport.connection import connect
 from jobsearch import draft as draft_stage
 from jobsearch.draft.service import Drafter
 from jobsearch.jobs import DRAFT, EXPORT, QUEUES, DraftJob, ExportJob

@@ -27,7 +27,7 @@ import anyio
 import httpx
 
 from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings, open_connection
-from jetjobs.topology import Topology
+from jetjobs._transport.topology import Topology
 from jobsearch.jobs import LISTING, QUEUES, SEARCH, SearchJob
 from jobsearch.profile import (
     Arbeitnow,

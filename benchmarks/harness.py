@@ -1,4 +1,4 @@
-"""Shared machinery: counting events, reading RSS and CPU time (workers come from jetjobs.pool)."""
+"""Shared machinery: counting events, reading RSS and CPU time (workers come from jetjobs.testing)."""
 
 from __future__ import annotations
 

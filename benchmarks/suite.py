@@ -16,8 +16,8 @@ from nats.js import api
 
 from benchmarks.harness import ROOT, Counter, cpu_seconds, peak_rss_mb
 from jetjobs import Publisher, Settings
-from jetjobs.pool import WorkerPool
-from jetjobs.settings import NatsSettings
+from jetjobs._settings import NatsSettings
+from jetjobs.testing import WorkerPool
 
 BODY = b"x" * 200
 APP = "benchmarks.apps:app"

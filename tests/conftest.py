@@ -9,14 +9,9 @@ from pathlib import Path
 import pytest
 from nats.aio.client import Client as NATS
 
-from jetjobs import EmbeddedServer, NatsSettings, Settings
-from jetjobs.connection import connect
-
-
-@pytest.fixture(scope="session")
-def anyio_backend() -> str:
-    """All async tests run on asyncio (nats-py is asyncio-only)."""
-    return "asyncio"
+from jetjobs import EmbeddedServer, Settings
+from jetjobs._transport.connection import connect
+from tests.support import fast_settings
 
 
 @pytest.fixture(scope="session")
@@ -37,16 +32,7 @@ def namespace() -> str:
 @pytest.fixture
 def settings(nats_server: EmbeddedServer, namespace: str) -> Settings:
     """Settings for the session server: memory storage, short leases, fast backoff."""
-    return Settings(
-        namespace=namespace,
-        nats=NatsSettings(url=nats_server.url),
-        storage="memory",
-        ack_wait=2.0,
-        backoff_base=0.05,
-        backoff_max=0.2,
-        grace_period=5.0,
-        fetch_timeout=0.25,
-    )
+    return fast_settings(namespace, nats_server.url)
 
 
 @pytest.fixture

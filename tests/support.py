@@ -8,15 +8,42 @@ import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any
 
 import anyio
+import msgspec
 from nats.aio.client import Client as NATS
 
-from jetjobs import App, Settings, Worker
-from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import DeadLetter, StatusRecord
-from jetjobs.ledger import Ledger
-from jetjobs.topology import Topology
+from jetjobs import App, NatsSettings, Settings, Worker
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import DeadLetter, StatusRecord
+
+# Liveness in seconds rather than minutes: a beat every 0.5 s, expiry after 2 s, a 5 s lease, and
+# slower retries and fetches. For tests that kill workers (chaos, the pipeline's stages).
+FAST_LIVENESS: dict[str, Any] = {
+    "ack_wait": 5.0,
+    "heartbeat_interval": 0.5,
+    "heartbeat_ttl": 2,
+    "backoff_max": 0.5,
+    "fetch_timeout": 1.0,
+}
+
+
+def fast_settings(namespace: str, url: str, **overrides: Any) -> Settings:
+    """Settings for tests: memory storage, a 2 s lease, fast backoff, short fetches; `overrides` on top."""
+    base = Settings(
+        namespace=namespace,
+        nats=NatsSettings(url=url),
+        storage="memory",
+        ack_wait=2.0,
+        backoff_base=0.05,
+        backoff_max=0.2,
+        grace_period=5.0,
+        fetch_timeout=0.25,
+    )
+    return msgspec.structs.replace(base, **overrides)
 
 
 class Outcomes:
@@ -74,7 +101,7 @@ async def running_worker(
 
 
 async def run_jetjobs(settings: Settings, *args: str) -> subprocess.CompletedProcess[bytes]:
-    """Run `python -m jetjobs.cli ARGS...` on `settings`' server and namespace, to its end (≤ 30 s)."""
+    """Run `python -m jetjobs ARGS...` on `settings`' server and namespace, to its end (≤ 30 s)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_", "OTEL_"))}
     env |= {
         "NATS_URL": settings.nats.url or "",
@@ -83,7 +110,7 @@ async def run_jetjobs(settings: Settings, *args: str) -> subprocess.CompletedPro
         "JETJOBS_ACK_WAIT": str(settings.ack_wait),
     }
     with anyio.fail_after(30):
-        return await anyio.run_process([sys.executable, "-m", "jetjobs.cli", *args], env=env, check=False)
+        return await anyio.run_process([sys.executable, "-m", "jetjobs", *args], env=env, check=False)
 
 
 async def status_of(nc: NATS, settings: Settings, job_id: str) -> StatusRecord:

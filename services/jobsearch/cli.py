@@ -17,8 +17,7 @@ from typing import Any
 import anyio
 from nats.aio.client import Client as NATS
 
-from jetjobs import JetJobsError, Settings, load_settings, open_connection, run_worker
-from jetjobs.log import configure_logging
+from jetjobs import JetJobsError, Settings, configure_logging, load_settings, open_connection, run_worker
 from jobsearch.app import build_app
 from jobsearch.jobs import QUEUES, STAGES, Stage
 from jobsearch.local_commands import add_local_commands

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import msgspec
 from nats.aio.client import Client as NATS
 
-from jetjobs import NatsSettings, Publisher, Settings
-from jetjobs.connection import connect
-from jetjobs.demo import Audit, LedgerCheck, submit
-from jetjobs.pool import WorkerPool
+from jetjobs import Publisher, Settings
+from jetjobs._cli.demo import Audit, LedgerCheck, submit
+from jetjobs._transport.connection import connect
+from jetjobs.testing import WorkerPool
+from tests.support import FAST_LIVENESS, fast_settings
 
 APP = "tests.chaos.apps:app"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -24,19 +24,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 def chaos_settings(namespace: str, url: str, **overrides: Any) -> Settings:
     """Fast liveness (beat every 0.5 s, expiry after 2 s), a 5 s lease, quick retries."""
-    base = Settings(
-        namespace=namespace,
-        nats=NatsSettings(url=url),
-        storage="memory",
-        ack_wait=5.0,
-        heartbeat_interval=0.5,
-        heartbeat_ttl=2,
-        backoff_base=0.05,
-        backoff_max=0.5,
-        grace_period=5.0,
-        fetch_timeout=1.0,
-    )
-    return msgspec.structs.replace(base, **overrides)
+    return fast_settings(namespace, url, **(FAST_LIVENESS | overrides))
 
 
 def free_port() -> int:

@@ -26,8 +26,8 @@ from typing import Any
 import anyio
 
 from jetjobs import EmbeddedServer, Settings
-from jetjobs.demo import Audit, elected_supervisor
-from jetjobs.pool import WorkerPool, WorkerProcess
+from jetjobs._cli.demo import Audit, elected_supervisor
+from jetjobs.testing import WorkerPool, WorkerProcess
 from tests.chaos.harness import APP, REPO_ROOT, Chaos, chaos_namespace, chaos_settings, free_port
 
 

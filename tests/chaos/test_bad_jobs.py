@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from jetjobs import EmbeddedServer
-from jetjobs.deadletter import DeadLetters
-from jetjobs.topology import Topology
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._transport.topology import Topology
 from tests.chaos.harness import assert_sound, chaos_namespace, chaos_settings
 
-pytestmark = [pytest.mark.anyio, pytest.mark.chaos, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.chaos, pytest.mark.timeout(90)]
 
 
 async def test_handler_slower_than_ack_wait_is_never_redelivered(

@@ -21,11 +21,11 @@ import pytest
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
-from jetjobs import App, JobContext, NatsSettings, Publisher, Settings, Worker
-from jetjobs.connection import connect
-from jetjobs.envelope import JobEvent, utcnow
-from jetjobs.ledger import Ledger
-from jetjobs.topology import Topology
+from jetjobs import App, JobContext, Publisher, Settings, Worker
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._transport.connection import connect
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import JobEvent, utcnow
 from tests.cluster import (
     Cluster,
     move_leader,
@@ -34,9 +34,9 @@ from tests.cluster import (
     wait_until_current,
     wait_until_replicated,
 )
-from tests.support import Outcomes, running_worker
+from tests.support import Outcomes, fast_settings, running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration, pytest.mark.timeout(110)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(110)]
 
 JOBS = 500
 KILL_AFTER = JOBS * 3 // 10
@@ -54,16 +54,8 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
 @pytest.fixture
 def cluster_settings(cluster: Cluster) -> Settings:
     """R3 file storage on the cluster, a 3 s lease, fast retries."""
-    return Settings(
-        namespace="c" + uuid.uuid4().hex[:12],
-        nats=NatsSettings(url=cluster.url),
-        storage="file",
-        replicas=3,
-        ack_wait=3.0,
-        backoff_base=0.05,
-        backoff_max=0.2,
-        grace_period=5.0,
-        fetch_timeout=1.0,
+    return fast_settings(
+        "c" + uuid.uuid4().hex[:12], cluster.url, storage="file", replicas=3, ack_wait=3.0, fetch_timeout=1.0
     )
 
 

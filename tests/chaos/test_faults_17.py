@@ -20,11 +20,11 @@ import anyio
 import pytest
 
 from jetjobs import EmbeddedServer, NatsSettings, Settings
-from jetjobs.connection import connect
-from jetjobs.heartbeat import Heartbeat
-from jetjobs.pool import WorkerPool
-from jetjobs.supervisor import Supervisor
-from jetjobs.topology import Topology
+from jetjobs._liveness.heartbeat import Heartbeat
+from jetjobs._liveness.supervisor import Supervisor
+from jetjobs._transport.connection import connect
+from jetjobs._transport.topology import Topology
+from jetjobs.testing import WorkerPool
 from tests.chaos.harness import (
     APP,
     REPO_ROOT,
@@ -35,7 +35,7 @@ from tests.chaos.harness import (
     free_port,
 )
 
-pytestmark = [pytest.mark.anyio, pytest.mark.chaos, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.chaos, pytest.mark.timeout(120)]
 
 
 async def test_item1_jobs_released_at_sigterm_keep_their_attempt(chaos: Chaos) -> None:

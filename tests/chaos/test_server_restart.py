@@ -11,7 +11,7 @@ import pytest
 from jetjobs import EmbeddedServer
 from tests.chaos.harness import assert_sound, chaos_namespace, chaos_settings, free_port
 
-pytestmark = [pytest.mark.anyio, pytest.mark.chaos, pytest.mark.timeout(110)]
+pytestmark = [pytest.mark.chaos, pytest.mark.timeout(110)]
 
 JOBS = 2000
 

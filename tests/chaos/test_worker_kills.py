@@ -9,7 +9,7 @@ import pytest
 
 from tests.chaos.harness import Chaos, assert_sound
 
-pytestmark = [pytest.mark.anyio, pytest.mark.chaos, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.chaos, pytest.mark.timeout(90)]
 
 JOBS = 3000
 

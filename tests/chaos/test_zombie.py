@@ -9,7 +9,7 @@ import pytest
 from jetjobs import EmbeddedServer
 from tests.chaos.harness import assert_sound, chaos_namespace, chaos_settings
 
-pytestmark = [pytest.mark.anyio, pytest.mark.chaos, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.chaos, pytest.mark.timeout(90)]
 
 JOBS = 600
 

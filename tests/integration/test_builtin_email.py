@@ -21,10 +21,10 @@ from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, InvalidJob, Publisher, Settings
-from jetjobs.settings import SmtpSettings
+from jetjobs._settings import SmtpSettings
 from tests.support import dead_letter_of, running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 USER, PASSWORD = "mailer", "s3cret-pass"
 

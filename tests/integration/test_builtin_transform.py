@@ -10,14 +10,14 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, InvalidJob, Publisher, Settings
-from jetjobs.deadletter import DeadLetters
-from jetjobs.ledger import Ledger
-from jetjobs.settings import WebhookSettings
-from jetjobs.topology import Topology
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._settings import WebhookSettings
+from jetjobs._transport.topology import Topology
 from tests.http_target import Answer, HttpTarget
 from tests.support import running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 PEOPLE = [
     {"name": "Ada", "age": 36, "address": {"city": "London"}},

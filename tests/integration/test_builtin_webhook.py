@@ -13,13 +13,13 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, InvalidJob, Publisher, Settings
-from jetjobs.builtins.hosts import HostDenied, HostPolicy, IPAddress
-from jetjobs.builtins.outbound import send
-from jetjobs.settings import WebhookSettings
+from jetjobs._builtins.hosts import HostDenied, HostPolicy, IPAddress
+from jetjobs._builtins.outbound import send
+from jetjobs._settings import WebhookSettings
 from tests.http_target import Answer, HttpTarget
 from tests.support import dead_letter_of, running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 SECRET = "whsec-test-0123456789"
 

@@ -11,13 +11,13 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobCancelled, JobContext, Publisher, Settings
-from jetjobs.cancel import cancel
-from jetjobs.envelope import utcnow
-from jetjobs.ledger import Ledger
-from jetjobs.topology import Topology
+from jetjobs._joblog.cancel import cancel
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import utcnow
 from tests.support import run_jetjobs, running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 async def ledger_state(nc: NATS, settings: Settings, job_id: str) -> str | None:

@@ -17,7 +17,7 @@ from nats.aio.client import Client as NATS
 from jetjobs import App, JobContext, Publisher, Reject, Settings
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def clean_env(**variables: str) -> dict[str, str]:
@@ -55,10 +55,10 @@ class Ran:
 
 
 async def jetjobs(env: dict[str, str], *args: str, cwd: Path | None = None) -> Ran:
-    """Run `python -m jetjobs.cli ARGS...` to its end (killed if it takes over 30 s)."""
+    """Run `python -m jetjobs ARGS...` to its end (killed if it takes over 30 s)."""
     with anyio.fail_after(30):
         done = await anyio.run_process(
-            [sys.executable, "-m", "jetjobs.cli", *args], env=env, cwd=cwd, check=False
+            [sys.executable, "-m", "jetjobs", *args], env=env, cwd=cwd, check=False
         )
     return Ran(done)
 

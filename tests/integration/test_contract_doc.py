@@ -18,11 +18,11 @@ from anyio.abc import ByteStream
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobContext, Settings
-from jetjobs.schedule import SCHEDULE, SCHEDULE_TARGET
-from jetjobs.topology import Topology
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.headers import SCHEDULE, SCHEDULE_TARGET
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def doc_block(repo_root: Path, tag: str) -> list[str]:

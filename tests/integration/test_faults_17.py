@@ -21,16 +21,16 @@ import structlog
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, EmbeddedServer, JobContext, NatsSettings, Publisher, Settings
-from jetjobs.connection import connect
-from jetjobs.envelope import InFlight, JobEvent, StatusRecord, WorkerBeat, WorkerDied, utcnow
-from jetjobs.ledger import Ledger
-from jetjobs.orphans import snapshot, sweep_orphans
-from jetjobs.supervisor import Supervisor
-from jetjobs.topology import Topology
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._liveness.orphans import snapshot, sweep_orphans
+from jetjobs._liveness.supervisor import Supervisor
+from jetjobs._transport.connection import connect
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import InFlight, JobEvent, StatusRecord, WorkerBeat, WorkerDied, utcnow
 from tests.chaos.harness import free_port
 from tests.support import run_jetjobs, running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 class LogLines:

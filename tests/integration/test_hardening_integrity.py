@@ -21,17 +21,17 @@ from nats.aio.msg import Msg
 from prometheus_client import generate_latest
 
 from jetjobs import App, JobContext, Publisher, Settings
-from jetjobs.cancel import cancel
-from jetjobs.coverage import coverage
-from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import JobDuplicate, new_job_id
-from jetjobs.ledger import Ledger
-from jetjobs.metrics import WorkerMetrics
-from jetjobs.publisher import LEDGER_REVISION_HEADER
-from jetjobs.topology import Topology
+from jetjobs._joblog.cancel import cancel
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._liveness.coverage import coverage
+from jetjobs._observability.metrics import WorkerMetrics
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import JobDuplicate, new_job_id
+from jetjobs._wire.headers import LEDGER_REVISION_HEADER
 from tests.support import run_jetjobs, running_worker, status_of
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def counting_app(runs: list[tuple[str, Any]], job_type: str = "hard.count") -> App:

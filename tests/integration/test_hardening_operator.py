@@ -22,11 +22,11 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings
-from jetjobs.pool import WorkerPool, worker_env
-from jetjobs.topology import Topology
+from jetjobs._transport.topology import Topology
+from jetjobs.testing import WorkerPool, worker_env
 from tests.otlp_receiver import OtlpReceiver, ReceivedSpan
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def clean_env(**variables: str) -> dict[str, str]:
@@ -45,10 +45,10 @@ def cli_env(settings: Settings) -> dict[str, str]:
 async def jetjobs(
     env: dict[str, str], *args: str, cwd: Path | None = None, stdout: int = subprocess.PIPE
 ) -> subprocess.CompletedProcess[bytes]:
-    """Run `python -m jetjobs.cli ARGS...` to its end (killed, failing the test, after 30 s)."""
+    """Run `python -m jetjobs ARGS...` to its end (killed, failing the test, after 30 s)."""
     with anyio.fail_after(30):
         return await anyio.run_process(
-            [sys.executable, "-m", "jetjobs.cli", *args], env=env, cwd=cwd, stdout=stdout, check=False
+            [sys.executable, "-m", "jetjobs", *args], env=env, cwd=cwd, stdout=stdout, check=False
         )
 
 

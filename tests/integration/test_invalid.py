@@ -11,14 +11,14 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, DeadLetter, JobContext, Publisher, Settings
-from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import decode_job, new_job_id
-from jetjobs.errors import InvalidJob
-from jetjobs.ledger import Ledger
-from jetjobs.topology import Topology
+from jetjobs._errors import InvalidJob
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import decode_job, new_job_id
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 class Order(msgspec.Struct):

@@ -12,12 +12,12 @@ import structlog
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobContext, JobTooLarge, Publisher, Reject, Retry, Settings
-from jetjobs.deadletter import DeadLetters
-from jetjobs.ledger import Ledger
-from jetjobs.topology import Topology
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._transport.topology import Topology
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 async def ledger_of(nc: NATS, settings: Settings) -> Ledger:

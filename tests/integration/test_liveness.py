@@ -10,14 +10,14 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobContext, Publisher, Retry, Settings
-from jetjobs.envelope import InFlight, StatusRecord, WorkerBeat, WorkerDied, utcnow
-from jetjobs.ledger import Ledger
-from jetjobs.orphans import held_sequence, snapshot, sweep_orphans
-from jetjobs.supervisor import Supervisor, live_workers
-from jetjobs.topology import Topology
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._liveness.orphans import held_sequence, snapshot, sweep_orphans
+from jetjobs._liveness.supervisor import Supervisor, live_workers
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import InFlight, StatusRecord, WorkerBeat, WorkerDied, utcnow
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 @pytest.fixture

@@ -17,11 +17,11 @@ from nats.aio.client import Client as NATS
 from prometheus_client.parser import text_string_to_metric_families
 
 from jetjobs import App, JobContext, Publisher, Reject, Settings
-from jetjobs.pool import WorkerPool, WorkerProcess, worker_env
+from jetjobs.testing import WorkerPool, WorkerProcess, worker_env
 from tests.otlp_receiver import GrpcOtlpReceiver, OtlpReceiver, ReceivedSpan
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 PRODUCER, CONSUMER = 4, 5  # opentelemetry.proto SpanKind values
 
@@ -90,7 +90,7 @@ async def test_one_trace_across_three_processes(
         stage_worker(settings, repo_root, "second", OTEL_SERVICE_NAME="stage-b", **otel),
     ):
         enqueue = await anyio.run_process(
-            [sys.executable, "-m", "jetjobs.cli", "enqueue", "trace.first", '{"item": 42}', "-Q", "first"],
+            [sys.executable, "-m", "jetjobs", "enqueue", "trace.first", '{"item": 42}', "-Q", "first"],
             cwd=repo_root,
             env=cli_env(settings, OTEL_SERVICE_NAME="publisher", **otel),
         )
@@ -149,7 +149,7 @@ async def test_grpc_exporter_reaches_a_grpc_collector(settings: Settings, repo_r
         otel = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
         async with stage_worker(settings, repo_root, "second", OTEL_SERVICE_NAME="grpc-stage", **otel):
             await anyio.run_process(
-                [sys.executable, "-m", "jetjobs.cli", "enqueue", "trace.second", "{}", "-Q", "second"],
+                [sys.executable, "-m", "jetjobs", "enqueue", "trace.second", "{}", "-Q", "second"],
                 cwd=repo_root,
                 env=cli_env(settings, OTEL_SERVICE_NAME="grpc-publisher", **otel),
             )

@@ -9,10 +9,10 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobContext, Priority, Publisher, Settings
-from jetjobs.topology import Topology
+from jetjobs._transport.topology import Topology
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 async def submit_many(publisher: Publisher, job_type: str, count: int, priority: Priority) -> list[str]:

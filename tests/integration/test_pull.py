@@ -8,10 +8,10 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
 from jetjobs import Settings
-from jetjobs.pull import PullConsumer
-from jetjobs.topology import Topology
+from jetjobs._transport.pull import PullConsumer
+from jetjobs._transport.topology import Topology
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 async def provisioned(nc: NATS, settings: Settings) -> tuple[Topology, PullConsumer]:

@@ -9,13 +9,13 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobContext, Publisher, Reject, Settings
-from jetjobs.envelope import utcnow
-from jetjobs.ledger import Ledger
-from jetjobs.replay import plan_replay, replay, replay_job_id
-from jetjobs.topology import Topology
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._joblog.replay import plan_replay, replay, replay_job_id
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import utcnow
 from tests.support import run_jetjobs, running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def recording_app(runs: list[tuple[str, str, str | None]]) -> App:

@@ -12,16 +12,17 @@ import nats.js.errors
 import pytest
 from nats.aio.client import Client as NATS
 
-from jetjobs import App, EmbeddedServer, JobContext, NatsSettings, Publisher, Settings
-from jetjobs.connection import connect
-from jetjobs.envelope import utcnow
-from jetjobs.errors import ConfigError
-from jetjobs.ledger import Ledger
-from jetjobs.schedule import SCHEDULER, Schedules, cron_pattern, every_pattern
-from jetjobs.topology import Topology
-from tests.support import run_jetjobs, running_worker
+from jetjobs import App, EmbeddedServer, JobContext, Publisher, Settings
+from jetjobs._errors import ConfigError
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._joblog.schedule import Schedules, cron_pattern, every_pattern
+from jetjobs._transport.connection import connect
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import utcnow
+from jetjobs._wire.headers import SCHEDULER
+from tests.support import fast_settings, run_jetjobs, running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 def ticking_app(runs: list[tuple[str, str, datetime]]) -> App:
@@ -151,16 +152,7 @@ async def test_schedule_survives_restart_of_worker_and_server(tmp_path: Path, na
     server = EmbeddedServer(tmp_path / "store", port=free_port())
     server.start()
     try:
-        settings = Settings(
-            namespace=namespace,
-            nats=NatsSettings(url=server.url),
-            storage="file",
-            ack_wait=2.0,
-            backoff_base=0.05,
-            backoff_max=0.2,
-            grace_period=5.0,
-            fetch_timeout=1.0,
-        )
+        settings = fast_settings(namespace, server.url, storage="file", fetch_timeout=1.0)
         runs: list[tuple[str, str, datetime]] = []
         nc = await connect(server.url, settings.nats, name="schedule-restart-1")
         try:

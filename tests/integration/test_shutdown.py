@@ -14,13 +14,13 @@ from nats.aio.client import Client as NATS
 from nats.js.kv import KeyValue
 
 from jetjobs import App, JobContext, Publisher, Settings
-from jetjobs.envelope import STATUS_DECODER
-from jetjobs.ledger import Ledger
-from jetjobs.pool import WorkerPool
-from jetjobs.topology import Topology
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import STATUS_DECODER
+from jetjobs.testing import WorkerPool
 from tests.support import running_worker
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 CONCURRENCY = 4
 

@@ -10,10 +10,10 @@ from nats.aio.client import Client as NATS
 from nats.js import api
 
 from jetjobs import Settings, TopologyConflict
-from jetjobs.envelope import PRIORITIES
-from jetjobs.topology import Topology
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import PRIORITIES
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 async def test_provisioning_twice_is_idempotent(nc: NATS, settings: Settings) -> None:

@@ -19,7 +19,6 @@ from jobsearch.profile import Person, Profile, Search
 from jobsearch.schema_export import check_schemas
 from tests.jobsearch.test_dedupe_match import posting
 
-pytestmark = pytest.mark.anyio
 PROFILE = Profile(person=Person(name="Sam Sample"))
 
 

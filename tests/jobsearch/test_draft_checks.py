@@ -141,7 +141,6 @@ async def _draft(providers: ProviderServer, job: DraftJob, provider: str = "open
         return await Drafter(client).draft(job)
 
 
-@pytest.mark.anyio
 @pytest.mark.parametrize("provider", ["openai", "anthropic", "gemini", "ollama"])
 @pytest.mark.parametrize("listing_id", ["injection-canary", "injection-ai-note", "fence-break"])
 async def test_a_model_that_obeys_the_injection_never_stores_the_canary(
@@ -170,7 +169,6 @@ async def test_a_model_that_obeys_the_injection_never_stores_the_canary(
     assert "CANARY" not in second.prompt.split("</listing-")[-1]  # the reason does not repeat the payload
 
 
-@pytest.mark.anyio
 async def test_a_fabricated_degree_is_retried_once_with_the_reason(
     providers: ProviderServer, profile: Profile, corpus: dict[str, MergedListing]
 ) -> None:
@@ -189,7 +187,6 @@ async def test_a_fabricated_degree_is_retried_once_with_the_reason(
     assert "claims degrees the profile does not hold: doctorate" in retry.prompt
 
 
-@pytest.mark.anyio
 async def test_a_twice_fabricated_degree_is_stored_for_review(
     providers: ProviderServer, profile: Profile, corpus: dict[str, MergedListing]
 ) -> None:

@@ -20,7 +20,6 @@ from jobsearch.profile import Profile
 from tests.jobsearch.provider_servers import Fault, ProviderServer
 from tests.support import running_worker
 
-pytestmark = pytest.mark.anyio
 CANARIES = ("CANARY-7f3a9c", "PINEAPPLE-42", "ZEBRA_991", "evil.example.net", "umbrella-careers")
 
 

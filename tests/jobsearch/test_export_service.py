@@ -11,14 +11,14 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import Publisher, Settings, StatusRecord
-from jetjobs.pool import worker_env
+from jetjobs.testing import worker_env
 from jobsearch.jobs import EXPORT, QUEUES, TRACKER, ExportJob, TrackerJob
 from jobsearch.run.children import StageServices
 from jobsearch.run.progress import Progress, follow_ledger, wait_drained
 from jobsearch.store import Store
 from tests.jobsearch.export_support import drafts, listing, sheet_rows
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 
 
 @pytest.fixture

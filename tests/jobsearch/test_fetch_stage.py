@@ -14,7 +14,7 @@ from nats.aio.client import Client as NATS
 from prometheus_client import REGISTRY
 
 from jetjobs import App, JobContext, Publisher, Reject, Retry, Settings
-from jetjobs.metrics import WorkerMetrics
+from jetjobs._observability.metrics import WorkerMetrics
 from jobsearch.app import build_app
 from jobsearch.fetch import FetchHandlers, SourceReport, metrics, service
 from jobsearch.fetch.handlers import SOURCE_ATTEMPTS, outcome_of
@@ -25,7 +25,6 @@ from tests.http_target import Answer, HttpTarget
 from tests.jobsearch.boards import FAST, board, client, ok_file
 from tests.support import dead_letter_of, running_worker, status_of
 
-pytestmark = pytest.mark.anyio
 __all__ = ["board"]  # the fixture, imported for the tests below
 
 BUNDLED = 40  # postings in services/jobsearch/sources/data/sample.json

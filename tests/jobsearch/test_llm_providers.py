@@ -24,8 +24,6 @@ from jobsearch.llm._transport import retry_after
 from jobsearch.profile import Profile
 from tests.jobsearch.provider_servers import KEYS, LETTER, Fault, ProviderServer
 
-pytestmark = pytest.mark.anyio
-
 REMOTE = ["anthropic", "openai", "gemini", "deepseek", "opencode", "ollama"]
 Make = Callable[..., AsyncIterator[LlmClient]]
 

@@ -2,7 +2,7 @@
 
 No draft service runs: the draft jobs are read from the JOBS stream (`<ns>.jobs.jobsearch-draft.>`),
 where they wait for one. The listing jobs' ends are followed through the platform's job events
-(`jetjobs.demo.LedgerCheck`), with the ledger read for any event a killed worker never sent.
+(`jetjobs._cli.demo.LedgerCheck`), with the ledger read for any event a killed worker never sent.
 """
 
 from __future__ import annotations
@@ -17,35 +17,25 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings
-from jetjobs.connection import connect
-from jetjobs.demo import LedgerCheck, read_stream
-from jetjobs.envelope import Job
-from jetjobs.pool import WorkerPool
-from jetjobs.topology import Topology
+from jetjobs import EmbeddedServer, Publisher, Settings
+from jetjobs._cli.demo import LedgerCheck, read_stream
+from jetjobs._transport.connection import connect
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import Job
+from jetjobs.testing import WorkerPool
 from jobsearch.dedupe.store import read_listings
 from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, DraftJob, ListingJob, SearchJob
 from jobsearch.profile import Person, Profile, Sample
+from tests.support import FAST_LIVENESS, fast_settings
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = [pytest.mark.integration]
 REPO_ROOT = Path(__file__).resolve().parents[2]
 _JOB = msgspec.json.Decoder(Job)
 
 
 def pipeline_settings(namespace: str, url: str) -> Settings:
     """Short leases and heartbeats (a killed service's jobs come back in seconds), memory streams."""
-    return Settings(
-        namespace=namespace,
-        nats=NatsSettings(url=url),
-        storage="memory",
-        ack_wait=5.0,
-        heartbeat_interval=0.5,
-        heartbeat_ttl=2,
-        backoff_base=0.05,
-        backoff_max=0.5,
-        grace_period=5.0,
-        fetch_timeout=1.0,
-    )
+    return fast_settings(namespace, url, **FAST_LIVENESS)
 
 
 def stage(settings: Settings, stage_name: str, data_dir: Path) -> WorkerPool:

@@ -12,10 +12,10 @@ from pathlib import Path
 import anyio
 import msgspec
 import pytest
+from jetjobs.pool import worker_env
 from nats.aio.client import Client as NATS
 
 from jetjobs import Publisher, Settings
-from jetjobs.pool import worker_env
 from jobsearch.dedupe.store import read_listings
 from jobsearch.jobs import DRAFT, EXPORT, LISTING
 from jobsearch.run.progress import Progress, follow_ledger

@@ -29,7 +29,6 @@ from jobsearch.sources import Fetched, SourceError, fetch_source
 from tests.http_target import Answer, HttpTarget
 from tests.jobsearch.boards import board, client, fixture_json, ok_file, ok_json
 
-pytestmark = pytest.mark.anyio
 __all__ = ["board"]  # the fixture, imported for the tests below
 
 

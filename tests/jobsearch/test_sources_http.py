@@ -17,7 +17,6 @@ from jobsearch.sources.http import retry_after
 from tests.http_target import Answer, HttpTarget
 from tests.jobsearch.boards import FAST, board, client, ok_json
 
-pytestmark = pytest.mark.anyio
 __all__ = ["board"]  # the fixture, imported for the tests below
 
 

@@ -6,12 +6,9 @@ import importlib.resources
 import json
 
 import httpx
-import pytest
 
 from jobsearch.profile import Sample
 from jobsearch.sources import BoardHttp, fetch_source
-
-pytestmark = pytest.mark.anyio
 
 
 def no_network(request: httpx.Request) -> httpx.Response:

@@ -20,8 +20,8 @@ import anyio
 from playwright.async_api import async_playwright
 
 from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings
-from jetjobs.connection import connect
-from jetjobs.pool import WorkerPool
+from jetjobs._transport.connection import connect
+from jetjobs.testing import WorkerPool
 from jobsearch.listing import Salary
 from jobsearch.store import Store
 from tests.ui.conftest import CHROMIUM_ARGS, chromium_path
@@ -44,7 +44,7 @@ async def ops_screenshot(store: Path) -> None:
             WorkerPool(
                 "tests.apps:app", settings, server.url, cwd=ROOT, concurrency=4, queues=("default", "reports")
             ) as pool,  # fmt: skip
-            serving("jetjobs.cli", ["ui", "--port", "0", "--allow-actions"], page_env(settings)) as url,
+            serving("jetjobs", ["ui", "--port", "0", "--allow-actions"], page_env(settings)) as url,
         ):
             await pool.start(2)
             await publisher.enqueue("jobs.missing", {"order": 1042, "note": "<b>not a tag</b>"})

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 import anyio
 
 from jetjobs import Settings
-from jetjobs.pool import worker_env
+from jetjobs.testing import worker_env
 
 
 def page_env(settings: Settings, extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -9,16 +9,16 @@ from nats.aio.client import Client as NATS
 from playwright.async_api import Page, expect
 
 from jetjobs import Publisher, Settings
-from jetjobs.deadletter import DeadLetters
-from jetjobs.envelope import DeadLetter, utcnow
-from jetjobs.ledger import Ledger
-from jetjobs.pool import WorkerPool
-from jetjobs.replay import plan_replay, replay
-from jetjobs.topology import Topology
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._joblog.replay import plan_replay, replay
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import DeadLetter, utcnow
+from jetjobs.testing import WorkerPool
 from tests.support import status_of
 from tests.ui.server import page_env, serving
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration, pytest.mark.browser, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.integration, pytest.mark.browser, pytest.mark.timeout(90)]
 
 HOSTILE = "<img src=x onerror=alert('xss')><script>alert('xss')</script>"
 
@@ -33,7 +33,7 @@ async def test_live_worker_dead_letter_and_requeue(
     job back in the queue with its ledger entry `queued`.
     """
     async with (
-        serving("jetjobs.cli", ["ui", "--port", "0", "--allow-actions"], page_env(settings)) as url,
+        serving("jetjobs", ["ui", "--port", "0", "--allow-actions"], page_env(settings)) as url,
         WorkerPool("tests.apps:app", settings, settings.nats.url or "", cwd=repo_root) as pool,
     ):
         (worker,) = await pool.start(1)
@@ -79,7 +79,7 @@ async def test_read_only_page_offers_no_action_and_refuses_posts(
     job = await Publisher(nc, settings).enqueue("jobs.fast", {}, queue="ops-empty")
     topology = Topology(settings)
     ledger = Ledger(await topology.status_kv(nc.jetstream()))
-    async with serving("jetjobs.cli", ["ui", "--port", "0"], page_env(settings)) as url:
+    async with serving("jetjobs", ["ui", "--port", "0"], page_env(settings)) as url:
         await page.goto(url)
         await expect(page.locator(".badge")).to_have_text("read-only")
         assert await page.locator("form[method=post]").count() == 0
@@ -116,7 +116,7 @@ async def test_replay_cancel_and_purge_act_only_after_confirmation(
                         error="refused", attempts=1, worker="w", failed_at=utcnow(), enqueued_at=None,
                         original_subject=subject)  # fmt: skip
     await dead.put(letter)
-    async with serving("jetjobs.cli", ["ui", "--port", "0", "--allow-actions"], page_env(settings)) as url:
+    async with serving("jetjobs", ["ui", "--port", "0", "--allow-actions"], page_env(settings)) as url:
         await page.goto(f"{url}replay?since=1h&type=jobs.fast")
         await expect(page.locator("#would-publish")).to_have_text("2")
         await page.get_by_role("button", name="Replay for real…").click()

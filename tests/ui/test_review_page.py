@@ -23,7 +23,7 @@ from tests.support import running_worker
 from tests.ui.listings import HOSTILE_COMPANY, HOSTILE_TEXT, HOSTILE_TITLE, drafts, listing, seed
 from tests.ui.server import page_env, serving
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration, pytest.mark.browser, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.integration, pytest.mark.browser, pytest.mark.timeout(90)]
 
 PROFILE = '[person]\nname = "Ada Example"\nskills = ["Python", "NATS"]\n'
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from jetjobs.backoff import backoff_delay
+from jetjobs._runtime.backoff import backoff_delay
 
 
 def middle() -> float:

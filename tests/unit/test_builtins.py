@@ -15,16 +15,16 @@ import msgspec
 import pytest
 
 from jetjobs import App, ConfigError, InvalidJob
-from jetjobs.builtins import BUILTIN_TYPES, PAYLOADS
-from jetjobs.builtins.email import compose, message_id
-from jetjobs.builtins.outbound import Reply, raise_for_reply, retry_after
-from jetjobs.builtins.payloads import DataTransform, EmailSend, WebhookCall
-from jetjobs.builtins.transform import TransformError, apply_steps
-from jetjobs.builtins.webhook import signature
-from jetjobs.errors import Reject, Retry
-from jetjobs.schema_export import PAYLOAD_EXAMPLES
-from jetjobs.settings import SmtpSettings, load_settings
-from jetjobs.validation import check_payload
+from jetjobs._builtins import BUILTIN_TYPES, PAYLOADS
+from jetjobs._builtins.email import compose, message_id
+from jetjobs._builtins.outbound import Reply, raise_for_reply, retry_after
+from jetjobs._builtins.payloads import DataTransform, EmailSend, WebhookCall
+from jetjobs._builtins.transform import apply_steps
+from jetjobs._builtins.webhook import signature
+from jetjobs._errors import Reject, Retry, TransformError
+from jetjobs._settings import SmtpSettings, load_settings
+from jetjobs._submit.validation import check_payload
+from jetjobs._wire.schemas import PAYLOAD_EXAMPLES
 
 # --- registration -------------------------------------------------------------------------------
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import msgspec
 
 from jetjobs import Settings
-from jetjobs import cli as jetjobs_cli
-from jetjobs.settings import _NATS_ENV, _NOT_SETTINGS, _SECTION_ENV
+from jetjobs._cli import main as jetjobs_cli
+from jetjobs._settings import _NATS_ENV, _NOT_SETTINGS, _SECTION_ENV
 from jobsearch import cli as jobsearch_cli
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

@@ -10,8 +10,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from jetjobs.envelope import JOB_ENCODER, Job, decode_job, new_job_id
-from jetjobs.errors import InvalidJob, JetJobsError
+from jetjobs._errors import InvalidJob, JetJobsError
+from jetjobs._wire.envelope import ENCODER as JOB_ENCODER
+from jetjobs._wire.envelope import Job, decode_job, new_job_id
 
 MINIMAL: dict[str, Any] = {"id": "job-1", "type": "email.send", "created_at": "2026-01-02T03:04:05Z"}
 

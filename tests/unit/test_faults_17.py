@@ -8,7 +8,7 @@ import sys
 
 PROGRAM = """
 import logging
-from jetjobs.log import configure_logging
+from jetjobs._observability.log import configure_logging
 configure_logging(json=True)
 logging.getLogger("asyncio").error("Task was destroyed but it is pending!\\ntask: <Task pending>")
 try:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from jetjobs.coverage import queue_of_filter, queue_of_subject
-from jetjobs.envelope import INT_MAX, INT_MIN, Job, decode_job, wide_integer
-from jetjobs.errors import InvalidJob
-from jetjobs.ledger import parse_revision
-from jetjobs.settings import Settings
-from jetjobs.topology import Topology
+from jetjobs._errors import InvalidJob
+from jetjobs._joblog.ledger import parse_revision
+from jetjobs._liveness.coverage import queue_of_filter, queue_of_subject
+from jetjobs._settings import Settings
+from jetjobs._transport.topology import Topology
+from jetjobs._wire.envelope import INT_MAX, INT_MIN, Job, decode_job, wide_integer
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import ipaddress
 
 import pytest
 
-from jetjobs.builtins.hosts import HostDenied, HostList, HostPolicy, internal_kind
-from jetjobs.settings import WebhookSettings, load_settings
+from jetjobs._builtins.hosts import HostDenied, HostList, HostPolicy, internal_kind
+from jetjobs._settings import WebhookSettings, load_settings
 
 
 def ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
@@ -124,7 +124,6 @@ def test_check_peer_refuses_the_connected_address() -> None:
     HostPolicy().check_peer("hooks.example.com", "93.184.215.14")
 
 
-@pytest.mark.anyio
 async def test_check_resolves_literal_addresses() -> None:
     """`check` resolves (an IP literal needs no DNS) and returns the addresses, or raises HostDenied."""
     assert await HostPolicy().check("93.184.215.14", 443) == [ip("93.184.215.14")]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jetjobs.embedded import find_nats_server
+from jetjobs._transport.embedded import find_nats_server
 
 INFRA = Path(__file__).resolve().parents[2] / "infra" / "nats"
 CONFIGS = sorted(INFRA.rglob("*.conf"))

@@ -6,9 +6,8 @@ import io
 
 import anyio
 import anyio.lowlevel
-import pytest
 
-from jetjobs.log import CoalescingWriter
+from jetjobs._observability.log import CoalescingWriter
 
 
 class CountingFile(io.BytesIO):
@@ -32,7 +31,6 @@ def test_outside_an_event_loop_each_line_is_written_at_once() -> None:
     assert file.writes == [b'{"event":"a"}\n', b'{"event":"b"}\n']
 
 
-@pytest.mark.anyio
 async def test_lines_of_one_iteration_leave_in_one_write_after_it() -> None:
     """Three lines logged without yielding: one write, in order, once the loop gets control."""
     file = CountingFile()
@@ -48,7 +46,6 @@ async def test_lines_of_one_iteration_leave_in_one_write_after_it() -> None:
     assert file.writes == [b"1\n2\n3\n", b"4\n"]
 
 
-@pytest.mark.anyio
 async def test_flush_writes_what_is_pending() -> None:
     """flush() (also registered for interpreter exit) writes queued lines at once."""
     file = CountingFile()

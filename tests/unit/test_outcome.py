@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from jetjobs.backoff import backoff_delay
-from jetjobs.errors import InvalidJob, Reject, Retry
-from jetjobs.outcome import Dead, JobTimeout, RetryLater, Succeeded, classify, describe
-from jetjobs.settings import Settings
+from jetjobs._errors import InvalidJob, JobTimeout, Reject, Retry, describe_error
+from jetjobs._runtime.backoff import backoff_delay
+from jetjobs._runtime.outcome import Dead, RetryLater, Succeeded, classify
+from jetjobs._settings import Settings
 
 # No jitter, so the expected backoff delay is exact.
 SETTINGS = Settings(backoff_base=2.0, backoff_max=60.0, backoff_jitter=0.0)
@@ -77,5 +77,5 @@ def test_timeout_retries_until_the_last_attempt_then_dead_timeout() -> None:
 
 def test_describe_names_the_exception_type() -> None:
     """The error text is `Type: message`, or just the type when the message is empty."""
-    assert describe(KeyError("k")) == "KeyError: 'k'"
-    assert describe(RuntimeError()) == "RuntimeError"
+    assert describe_error(KeyError("k")) == "KeyError: 'k'"
+    assert describe_error(RuntimeError()) == "RuntimeError"

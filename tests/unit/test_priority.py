@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections import Counter
 
 import anyio
-import pytest
 
-from jetjobs.envelope import PRIORITIES, Priority
-from jetjobs.priority import PriorityBuffer
+from jetjobs._runtime.priority import PriorityBuffer
+from jetjobs._wire.envelope import PRIORITIES, Priority
 
 WEIGHTS: dict[Priority, int] = {"high": 8, "normal": 4, "low": 1}
 
@@ -126,14 +125,12 @@ def test_drain_returns_everything_in_priority_order() -> None:
     assert buffer.room("normal") == buffer.capacity
 
 
-@pytest.mark.anyio
 async def test_get_returns_at_once_when_items_wait() -> None:
     """get() takes the next item without waiting when something is buffered."""
     buffer = filled(normal=1)
     assert await buffer.get() == ("normal", "normal-0")
 
 
-@pytest.mark.anyio
 async def test_get_waits_for_put() -> None:
     """get() on an empty buffer blocks until an item is put, then returns that item."""
     buffer: PriorityBuffer[str] = PriorityBuffer(WEIGHTS, capacity=4)
@@ -151,14 +148,12 @@ async def test_get_waits_for_put() -> None:
     assert got == [("low", "late")]
 
 
-@pytest.mark.anyio
 async def test_wait_room_returns_at_once_when_there_is_room() -> None:
     """wait_room() answers how much room there is without waiting when the priority is not full."""
     buffer = filled(capacity=5, high=2)
     assert await buffer.wait_room("high") == 3
 
 
-@pytest.mark.anyio
 async def test_wait_room_waits_for_a_pick() -> None:
     """wait_room() on a full priority blocks until an item of that priority is picked."""
     buffer = filled(capacity=2, high=2, low=2)
@@ -179,7 +174,6 @@ async def test_wait_room_waits_for_a_pick() -> None:
     assert rooms == [1]
 
 
-@pytest.mark.anyio
 async def test_many_waiters_each_get_an_item() -> None:
     """Several tasks blocked in get() are all served as items arrive; none is left waiting."""
     buffer: PriorityBuffer[str] = PriorityBuffer(WEIGHTS, capacity=8)
@@ -201,7 +195,6 @@ async def test_many_waiters_each_get_an_item() -> None:
     assert sorted(got) == [f"item-{i}" for i in range(4)]
 
 
-@pytest.mark.anyio
 async def test_close_releases_waiters_and_hands_out_nothing() -> None:
     """After close(), waiting and later get() calls return None, even with items still buffered."""
     buffer: PriorityBuffer[str] = PriorityBuffer(WEIGHTS, capacity=8)
@@ -222,7 +215,6 @@ async def test_close_releases_waiters_and_hands_out_nothing() -> None:
     assert buffer.drain() == ["after-close"]
 
 
-@pytest.mark.anyio
 async def test_every_fetcher_waiting_for_room_wakes() -> None:
     """Two fetchers of one priority (a worker over two queues) wait for room: one pick wakes both."""
     buffer = filled(capacity=2, normal=2)

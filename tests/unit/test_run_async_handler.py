@@ -6,10 +6,8 @@ import anyio
 import pytest
 import structlog
 
-from jetjobs.execution import run_async_handler
-from jetjobs.outcome import JobTimeout
-
-pytestmark = pytest.mark.anyio
+from jetjobs._errors import JobTimeout
+from jetjobs._runtime.execution import run_async_handler
 
 
 async def test_result_is_returned() -> None:

@@ -12,14 +12,14 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import use_span
 
-from jetjobs import telemetry
-from jetjobs.builtins.hosts import HostPolicy
-from jetjobs.builtins.outbound import send
-from jetjobs.builtins.payloads import check_http_url
-from jetjobs.errors import Reject
-from jetjobs.outcome import Dead, RetryLater, classify
-from jetjobs.redact import mask_url
-from jetjobs.settings import Settings, load_settings
+from jetjobs._builtins.hosts import HostPolicy
+from jetjobs._builtins.outbound import send
+from jetjobs._builtins.payloads import check_http_url
+from jetjobs._errors import Reject
+from jetjobs._observability import telemetry
+from jetjobs._observability.redact import mask_url
+from jetjobs._runtime.outcome import Dead, RetryLater, classify
+from jetjobs._settings import Settings, load_settings
 
 SECRETS = ("url-pw", "nats-pw", "nats-token", "smtp-pw", "hook-secret")
 
@@ -67,7 +67,7 @@ def test_settings_repr_masks_every_secret() -> None:
 
 LOGGING = """
 import structlog
-from jetjobs.log import configure_logging
+from jetjobs._observability.log import configure_logging
 configure_logging(json={json})
 log = structlog.get_logger()
 log.warning("connect.failed", url="nats://alice:url-pw@broker:4222", error="https://u:hook-secret@h/x: 500")
@@ -91,7 +91,6 @@ def test_log_lines_mask_url_credentials(json: bool) -> None:
     assert not [secret for secret in SECRETS if secret in stderr], stderr
 
 
-@pytest.mark.anyio
 async def test_errors_mask_url_credentials() -> None:
     """Item 11: the errors a job ends with (its ledger entry, its dead letter, its span), any
     handler's and the built-ins', show URLs with the password masked."""

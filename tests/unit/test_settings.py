@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from jetjobs.errors import ConfigError
-from jetjobs.settings import NatsSettings, Settings, load_settings
+from jetjobs._errors import ConfigError
+from jetjobs._settings import NatsSettings, Settings, load_settings
 
 
 def test_empty_environment_gives_defaults() -> None:

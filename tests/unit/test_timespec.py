@@ -7,11 +7,11 @@ from datetime import UTC, datetime, timedelta
 import msgspec
 import pytest
 
-from jetjobs.envelope import Job
-from jetjobs.errors import ConfigError
-from jetjobs.replay import parse_rate, plan_replay, replay_job_id
-from jetjobs.schedule import fired_job
-from jetjobs.timespec import parse_duration, parse_time, rfc3339
+from jetjobs._errors import ConfigError
+from jetjobs._joblog.replay import parse_rate, plan_replay, replay_job_id
+from jetjobs._joblog.schedule import fired_job
+from jetjobs._wire.envelope import Job
+from jetjobs._wire.timespec import parse_duration, parse_time, rfc3339
 
 NOW = datetime(2026, 11, 30, 8, 0, 0, tzinfo=UTC)
 

@@ -8,11 +8,9 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from jetjobs.errors import ConfigError
+from jetjobs._errors import ConfigError
 from jetjobs.ui import access_token, bind, build_app, checked_form, is_loopback
 from jobsearch.ui.app import web_link
-
-anyio_only = pytest.mark.anyio
 
 
 async def _hello(request: Request) -> Response:
@@ -35,7 +33,6 @@ def _client(
     return client
 
 
-@anyio_only
 async def test_loopback_page_answers_loopback_names_only() -> None:
     """On loopback, a request whose Host is another name (DNS rebinding) is refused with 421."""
     client = _client(token=None, loopback=True)
@@ -45,7 +42,6 @@ async def test_loopback_page_answers_loopback_names_only() -> None:
     assert (await client.get("/", headers={"host": "attacker.example:8321"})).status_code == 421
 
 
-@anyio_only
 async def test_every_answer_carries_a_policy_without_inline_scripts() -> None:
     """The CSP allows scripts from the page's own origin only, and frames nowhere."""
     answer = await _client(token=None, loopback=True).get("/")
@@ -56,7 +52,6 @@ async def test_every_answer_carries_a_policy_without_inline_scripts() -> None:
     assert answer.headers["x-content-type-options"] == "nosniff"
 
 
-@anyio_only
 async def test_off_loopback_the_token_is_required_once_then_a_cookie() -> None:
     """Without the token: 401. With `?token=`: a redirect that sets an HttpOnly cookie and drops the
     token from the address; then the cookie (or a Bearer header) is enough. A wrong token is refused."""
@@ -72,7 +67,6 @@ async def test_off_loopback_the_token_is_required_once_then_a_cookie() -> None:
     assert (await bearer.get("/", headers={"authorization": "Bearer s3cret"})).text == "hello"
 
 
-@anyio_only
 async def test_a_post_needs_the_csrf_token_and_the_pages_own_origin() -> None:
     """A POST without the page's CSRF token, with a wrong one, or from another origin gets 403."""
     client = _client(token=None, loopback=True)

@@ -24,8 +24,7 @@ import msgspec
 import structlog
 from nats.aio.client import Client as NATS
 
-from jetjobs import Publisher, Settings, StatusRecord
-from jetjobs.replay import plan_replay, replay
+from jetjobs import Publisher, Settings, StatusRecord, plan_replay, replay
 from jobsearch.jobs import (
     DRAFT,
     EXPORT,

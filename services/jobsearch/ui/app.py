@@ -24,9 +24,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from jetjobs import Publisher
-from jetjobs.envelope import new_job_id
-from jetjobs.ledger import Ledger
+from jetjobs import Ledger, Publisher, new_job_id
 from jetjobs.ui import build_app, checked_form, templates
 from jobsearch.jobs import DRAFT, QUEUES, STEPS, DraftJob, Step
 from jobsearch.llm import PROVIDERS

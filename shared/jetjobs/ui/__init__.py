@@ -9,12 +9,12 @@ The kit (public, for any page built on jetjobs, e.g. the pipeline's review page)
 - `bind(host, port)`, `access_token(host, token)`, `serve(app, sock, ...)`: loopback by
   default, a token whenever the address is not loopback.
 
-The operations page itself is `jetjobs.ui.ops.build_ops_app`.
+The operations page itself is `jetjobs.ui._ops.build_ops_app`.
 """
 
-from jetjobs.ui.access import CSRF_FIELD, checked_form, is_loopback
-from jetjobs.ui.pages import build_app, seconds_text, templates
-from jetjobs.ui.server import access_token, bind, serve
+from jetjobs.ui._access import CSRF_FIELD, checked_form, is_loopback
+from jetjobs.ui._pages import build_app, seconds_text, templates
+from jetjobs.ui._server import access_token, bind, serve
 
 __all__ = [
     "CSRF_FIELD",

@@ -1,0 +1,213 @@
+"""Tracing: one OpenTelemetry trace per job, across every process that touches it.
+
+The publisher opens a PRODUCER span and injects W3C trace context (`traceparent`, `tracestate`)
+into the NATS message headers; the worker extracts it and runs the handler in a CONSUMER span that
+is the producer's child. Follow-up jobs submitted from a handler (`ctx.enqueue`) are published
+inside the consumer span, so a pipeline item is one trace. Every attempt (retries, redeliveries)
+is a consumer span of the same trace.
+
+Export is configured by the standard variables: `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`), `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf`, the
+specification's default, or `grpc`), `OTEL_SERVICE_NAME`. With no endpoint set, no SDK is
+installed, no span is created, and incoming trace headers are passed on unchanged: tracing then
+costs a dictionary lookup per job.
+
+Spans leave in the background; at exit the last ones are flushed for at most `FLUSH_TIMEOUT`
+seconds, so an exporter that cannot reach its collector never holds a command up for longer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import structlog
+from opentelemetry import propagate, trace
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode
+
+from jetjobs._observability.redact import mask_url
+
+_TRACE_HEADERS = ("traceparent", "tracestate")
+# The OpenTelemetry specification's default protocol for OTLP exporters.
+DEFAULT_PROTOCOL = "http/protobuf"
+# The longest a process waits at exit for its last spans to be exported.
+FLUSH_TIMEOUT = 2.0
+_provider: Any = None
+
+
+def tracing_configured(env: Mapping[str, str] | None = None) -> bool:
+    """Whether an OTLP endpoint is configured in the environment."""
+    env = os.environ if env is None else env
+    return bool(env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or env.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
+
+
+def setup_tracing(service_name: str, env: Mapping[str, str] | None = None) -> bool:
+    """Install a TracerProvider with an OTLP exporter if an endpoint is configured.
+
+    Returns:
+        True if tracing is now on.
+    """
+    global _provider  # noqa: PLW0603 - one provider per process, like the OTel global it installs
+    env = os.environ if env is None else env
+    if _provider is not None:
+        return True
+    if not tracing_configured(env):
+        return False
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    protocol = (
+        env.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+        or env.get("OTEL_EXPORTER_OTLP_PROTOCOL")
+        or DEFAULT_PROTOCOL
+    )
+    exporter: Any
+    if protocol == "grpc":
+        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
+
+        exporter = GrpcExporter()
+    else:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
+
+        exporter = HttpExporter()
+    resource = Resource.create({"service.name": env.get("OTEL_SERVICE_NAME") or service_name})
+    # No atexit shutdown of its own: shutdown_tracing bounds the final flush, the SDK would not.
+    provider = TracerProvider(resource=resource, shutdown_on_exit=False)
+    provider.add_span_processor(BatchSpanProcessor(exporter, schedule_delay_millis=500))
+    trace.set_tracer_provider(provider)
+    _provider = provider
+    return True
+
+
+def shutdown_tracing(timeout: float = FLUSH_TIMEOUT) -> bool:
+    """Flush and stop the exporter (at process exit), waiting at most `timeout` seconds.
+
+    Returns:
+        False when the exporter did not finish in time: the spans not sent yet are dropped, and
+        one warning line says so.
+    """
+    global _provider
+    provider, _provider = _provider, None
+    if provider is None:
+        return True
+    # The SDK's own shutdown waits as long as the exporter retries (10 s and more): a daemon
+    # thread runs it, and the process does not wait for that thread past `timeout`.
+    flush = threading.Thread(target=provider.shutdown, name="jetjobs-tracing-flush", daemon=True)
+    flush.start()
+    flush.join(timeout)
+    if flush.is_alive():
+        structlog.get_logger("jetjobs.telemetry").warning(
+            "tracing.flush_abandoned",
+            waited=timeout,
+            detail="the OTLP exporter did not finish; the spans it still held are dropped",
+        )
+        return False
+    return True
+
+
+def enabled() -> bool:
+    """Whether spans are being recorded in this process."""
+    return _provider is not None
+
+
+def _tracer() -> trace.Tracer:
+    return trace.get_tracer("jetjobs")
+
+
+@contextlib.contextmanager
+def producer_span(subject: str, job: Any, headers: dict[str, str]) -> Iterator[None]:
+    """Around a publish: a PRODUCER span whose context is injected into `headers`."""
+    if not enabled():
+        # Pass on the trace of the job we are running (if any) without recording anything.
+        headers.update(_current_trace_headers())
+        yield
+        return
+    attributes = {
+        "messaging.system": "nats",
+        "messaging.operation.type": "send",
+        "messaging.operation.name": "publish",
+        "messaging.destination.name": subject,
+        "messaging.message.id": job.msg_id,
+        "jetjobs.job.id": job.id,
+        "jetjobs.job.type": job.type,
+        "jetjobs.job.priority": job.priority,
+    }
+    with _tracer().start_as_current_span(
+        f"publish {job.type}", kind=SpanKind.PRODUCER, attributes=attributes
+    ):
+        propagate.inject(headers)
+        yield
+
+
+# With tracing off, the trace headers of the job being run, passed on to its follow-up jobs.
+_passthrough: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar("jetjobs_trace_headers")
+
+
+def _current_trace_headers() -> dict[str, str]:
+    return _passthrough.get({})
+
+
+@contextlib.contextmanager
+def consumer_span(
+    msg_subject: str, headers: Mapping[str, str], attributes: Callable[[], dict[str, Any]]
+) -> Iterator[Span | None]:
+    """Around a handler: a CONSUMER span, child of the producer span carried in `headers`."""
+    carried = {k: v for k in _TRACE_HEADERS if (v := headers.get(k))}
+    if not enabled():
+        token = _passthrough.set(carried)
+        try:
+            yield None
+        finally:
+            _passthrough.reset(token)
+        return
+    parent = propagate.extract(carried)
+    all_attributes = {
+        "messaging.system": "nats",
+        "messaging.operation.type": "process",
+        "messaging.operation.name": "process",
+        "messaging.destination.name": msg_subject,
+        **attributes(),
+    }
+    name = f"process {all_attributes.get('jetjobs.job.type', msg_subject)}"
+    with _tracer().start_as_current_span(
+        name,
+        context=parent,
+        kind=SpanKind.CONSUMER,
+        attributes=all_attributes,
+        record_exception=False,
+        set_status_on_exception=False,
+    ) as span:
+        yield span
+
+
+def mark_attempt(attempt: int) -> None:
+    """Record the attempt (executions so far, this one included) on the current (consumer) span."""
+    if enabled():
+        trace.get_current_span().set_attribute("jetjobs.job.attempt", attempt)
+
+
+def mark_outcome(outcome: str, error: str | None) -> None:
+    """Record the job's outcome on the current (consumer) span."""
+    if not enabled():
+        return
+    span = trace.get_current_span()
+    span.set_attribute("jetjobs.job.outcome", outcome)
+    if error:
+        span.set_status(Status(StatusCode.ERROR, mask_url(error)[:256]))
+
+
+def log_ids() -> dict[str, str]:
+    """trace_id and span_id of the current span, for log lines (empty when not tracing)."""
+    span = trace.get_current_span()
+    ctx = span.get_span_context()
+    if not ctx.is_valid:
+        carried = _passthrough.get({})
+        parent = carried.get("traceparent", "")
+        parts = parent.split("-")
+        return {"trace_id": parts[1], "span_id": parts[2]} if len(parts) == 4 else {}
+    return {"trace_id": format(ctx.trace_id, "032x"), "span_id": format(ctx.span_id, "016x")}

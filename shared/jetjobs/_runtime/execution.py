@@ -1,0 +1,656 @@
+"""One delivery, from admission to ack, nak or term: the per-job path of the worker.
+
+Order of writes, chosen so that a crash at any point loses nothing and completes nothing twice:
+1. admit: decode the envelope, find the handler, convert the payload; any failure → DLQ `invalid`
+   (an invalid message settles only a ledger entry that is its own: see `_refuse`); a `run_at`
+   still ahead → handed to the server's scheduler, which delivers it again when due;
+2. read the ledger: terminal → settle without running (a second message naming a finished job is
+   reported as a `duplicate`); max_attempts executions → DLQ `exhausted`;
+3. CAS `running` (attempt n = executions so far + 1) on the revision just read: from here a newer
+   attempt fences this one out. Never on a revision a message carries: a header says what its
+   sender claims, not what the entry is, and a CAS on the current revision of a `succeeded` entry
+   would overwrite it;
+4. run the handler under the job's timeout;
+5. CAS the outcome against the `running` revision; only if that wins: ack / nak(delay) / DLQ+term;
+   if it lost to an operator's `cancelled` (see jetjobs._joblog.cancel): term, and the entry stays cancelled.
+
+An attempt is an execution, not a delivery: the attempt number is the ledger's count of claims
+plus one. A delivery handed back unstarted (released at shutdown, NAKed by the supervisor for a
+worker that never started it, left to a live holder) costs the job nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from collections.abc import Callable, Coroutine
+from contextlib import nullcontext
+from typing import Any, Literal
+
+import anyio
+import msgspec
+import nats.errors
+import structlog
+from nats.aio.msg import Msg
+
+from jetjobs._errors import InvalidJob, JobTimeout, StreamError, describe_error
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._joblog.ledger import Ledger, parse_revision, transition
+from jetjobs._joblog.schedule import at_pattern, fired_job, schedule_headers
+from jetjobs._observability import telemetry
+from jetjobs._observability.metrics import WorkerMetrics
+from jetjobs._runtime.app import App, Handler, JobContext
+from jetjobs._runtime.lease import LeaseKeeper
+from jetjobs._runtime.outcome import Dead, Outcome, RetryLater, Succeeded, classify
+from jetjobs._settings import Settings
+from jetjobs._submit.publisher import Publisher
+from jetjobs._wire.envelope import (
+    TERMINAL_STATES,
+    DeadLetter,
+    Job,
+    JobDuplicate,
+    JobEvent,
+    StatusRecord,
+    body_digest,
+    decode_job,
+    utcnow,
+)
+from jetjobs._wire.headers import LEDGER_REVISION_HEADER, SCHEDULER
+
+log = structlog.get_logger("jetjobs.worker")
+
+_CLAIM_TRIES = 5
+# A ledger request that failed without a compare-and-set verdict (no reply, no stream leader, an
+# unreadable reply, a connection being re-established): the write may have landed or not.
+_UNANSWERED = (TimeoutError, StreamError, nats.errors.Error, OSError, msgspec.DecodeError)
+_READ_BACK_PAUSE = 0.5
+_EVENT_ENCODER = msgspec.json.Encoder()
+# A `run_at` at most this far ahead runs now: clocks of client, server and worker differ a little.
+RUN_AT_TOLERANCE = 1.0
+
+
+class Executor:
+    """Runs deliveries for one worker. Stateless per job; shared by all of the worker's tasks."""
+
+    def __init__(
+        self,
+        *,
+        app: App,
+        settings: Settings,
+        ledger: Ledger,
+        dead_letters: DeadLetters,
+        publisher: Publisher,
+        lease: LeaseKeeper,
+        worker_id: str,
+        concurrency: int,
+        metrics: WorkerMetrics | None = None,
+        held_by: Callable[[str | None, int], bool] = lambda _worker, _seq: False,
+    ) -> None:
+        self.app = app
+        self.held_by = held_by
+        self.metrics = metrics
+        self.settings = settings
+        self.ledger = ledger
+        self.dead_letters = dead_letters
+        self.publisher = publisher
+        self.lease = lease
+        self.worker_id = worker_id
+        self.events_prefix = publisher.topology.events_subject("job.")
+        self.duplicate_subject = publisher.topology.events_subject("duplicate")
+        self.threads = anyio.CapacityLimiter(concurrency)
+        self.counts: dict[str, int] = {}
+        self.listeners: list[Callable[[str, str], None]] = []
+        self.running: dict[str, JobContext] = {}
+        # Cancels that arrived for jobs not running here (yet): checked when a handler starts.
+        self._cancels: dict[str, None] = {}
+
+    def _count(self, outcome: str, job_id: str, job_type: str = "-", error: str | None = None) -> None:
+        """Tally an ending (succeeded, retried, dead, invalid, skipped, ...): counts, metrics, span."""
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        if self.metrics is not None:
+            self.metrics.job_finished(job_type, outcome)
+        telemetry.mark_outcome(outcome, error)
+        for listener in self.listeners:
+            listener(outcome, job_id)
+
+    def decode(self, msg: Msg) -> Job:
+        """Decode and validate a delivery's envelope.
+
+        Raises:
+            InvalidJob: the message is not a job at all (size, JSON, schema).
+        """
+        if len(msg.data) > self.settings.max_job_bytes:
+            raise InvalidJob(f"job is {len(msg.data)} bytes; the limit is {self.settings.max_job_bytes}")
+        # A recurring schedule fires the same body each time: each firing gets its own job id.
+        return fired_job(decode_job(msg.data), msg.headers, msg.metadata.sequence.stream)
+
+    def cancel_running(self, job_id: str) -> bool:
+        """Tell the handler running `job_id` here, if any, that its job was cancelled."""
+        ctx = self.running.get(job_id)
+        if ctx is None:
+            self._cancels[job_id] = None
+            while len(self._cancels) > 1024:
+                del self._cancels[next(iter(self._cancels))]
+            return False
+        ctx.cancelled.set()
+        return True
+
+    def resolve(self, msg: Msg, job: Job) -> tuple[Handler, Any]:
+        """Find the job's handler and convert its payload.
+
+        Raises:
+            InvalidJob: the job can never run here (subject, type or payload is wrong).
+        """
+        expected = self.publisher.topology.job_subject(job.queue, job.priority, job.type)
+        if msg.subject != expected:
+            raise InvalidJob(f"published on {msg.subject} but the envelope says {expected}")
+        handler = self.app.handlers.get(job.type)
+        if handler is None:
+            raise InvalidJob(
+                f"unknown job type {job.type!r}; this worker handles {sorted(self.app.handlers)}"
+            )
+        try:
+            payload = msgspec.convert(job.payload, handler.payload_type)
+        except msgspec.ValidationError as exc:
+            raise InvalidJob(f"payload of {job.type} does not match its schema: {exc}") from None
+        return handler, payload
+
+    async def process(self, msg: Msg) -> None:
+        """Run one delivery to its end. Never raises once decoded, except cancellation (shutdown)."""
+        delivery = msg.metadata.num_delivered
+        try:
+            job = self.decode(msg)
+        except InvalidJob as exc:
+            await self._dead_letter(msg, None, delivery, "invalid", str(exc))
+            await self._finish(msg, "term")
+            self._count("invalid", f"invalid-{msg.metadata.sequence.stream}", error=str(exc))
+            log.warning("job.invalid", stream_seq=msg.metadata.sequence.stream, error=str(exc))
+            return
+        self.lease.label(msg, job.id)
+        headers = msg.headers or {}
+
+        def span_attributes() -> dict[str, Any]:  # built only when tracing is on
+            return {
+                "messaging.message.id": headers.get("Nats-Msg-Id", job.id),
+                "messaging.consumer.group.name": msg.metadata.consumer,
+                "messaging.nats.stream_sequence": msg.metadata.sequence.stream,
+                "messaging.nats.delivery_attempt": delivery,
+                "jetjobs.job.id": job.id,
+                "jetjobs.job.type": job.type,
+            }
+
+        with telemetry.consumer_span(msg.subject, headers, span_attributes):
+            # Bound for every log line of this job, the handler's own included. (Tokens, not
+            # `bound_contextvars`, which scans the whole context twice per job.)
+            tokens = structlog.contextvars.bind_contextvars(
+                job_id=job.id, type=job.type, delivery=delivery, **telemetry.log_ids()
+            )
+            try:
+                await self._process_job(msg, job, delivery)
+            except Exception as exc:
+                # Ledger or stream I/O failed (connection lost, no reply): the lease expires or
+                # the supervisor NAKs, and the job comes back. Logged here, inside the job's context.
+                self.lease.release(msg)
+                log.error("job.process_failed", error=describe_error(exc))
+            finally:
+                structlog.contextvars.reset_contextvars(**tokens)
+
+    async def _process_job(self, msg: Msg, job: Job, delivery: int) -> None:
+        try:
+            handler, payload = self.resolve(msg, job)
+        except InvalidJob as exc:
+            await self._refuse(msg, job, delivery, str(exc))
+            return
+        if await self._defer(msg, job):
+            return
+        claimed = await self._claim(msg, job, delivery)
+        if claimed is None:
+            return
+        running, attempt = claimed
+        tokens = structlog.contextvars.bind_contextvars(attempt=attempt)
+        telemetry.mark_attempt(attempt)
+        try:
+            await self._process_valid(msg, job, handler, payload, attempt=attempt, running=running)
+        finally:
+            structlog.contextvars.reset_contextvars(**tokens)
+
+    async def _process_valid(
+        self, msg: Msg, job: Job, handler: Handler, payload: Any, *, attempt: int, running: int
+    ) -> None:
+        if self.metrics is not None:
+            self.metrics.job_started(job.type, redelivered=msg.metadata.num_delivered > 1)
+        started = time.monotonic()
+        try:
+            result, error = await self._run(handler, job, payload, attempt, msg), None
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await self.ledger.write(transition(job, "queued", attempt=attempt, worker=None), running)
+                await self._finish(msg, "nak")
+                log.info("job.interrupted", reason="worker shutting down; redelivered now")
+            raise
+        except Exception as exc:
+            result, error = None, exc
+        outcome = classify(
+            error, result, attempt=attempt, max_attempts=job.max_attempts, settings=self.settings
+        )
+        elapsed = time.monotonic() - started
+        settled = await self._settle(msg, job, attempt, running, outcome)
+        label = settled or type(outcome).__name__.lower()
+        if self.metrics is not None:
+            self.metrics.job_duration(job.type, label, elapsed)
+        log.info(
+            "job.finished",
+            outcome=label,
+            duration_ms=round(elapsed * 1000, 2),
+            queue=job.queue,
+            priority=job.priority,
+            error=None if isinstance(outcome, Succeeded) else outcome.error,
+        )
+
+    async def _refuse(self, msg: Msg, job: Job, delivery: int, error: str) -> None:
+        """Dead-letter a well-formed job that cannot run here (type, payload or subject is wrong).
+
+        Its id is only what the message claims: another message (a real job) may own that id. So
+        the ledger entry is settled `dead` only if it is this message's own (none yet, or written
+        for this very body: its digest); any other entry is left alone and the dead letter is
+        filed under the message's stream sequence, not under the id.
+        """
+        digest = body_digest(msg.data)
+        record, revision = await self.ledger.get(job.id)
+        own = record is None or (record.digest == digest and record.state in ("queued", "dead"))
+        if own and record is not None and record.state == "dead":
+            await self._settle_terminal(msg, job, record)  # a redelivery after a crash
+            return
+        if own:
+            dead = transition(
+                job,
+                "dead",
+                attempt=delivery,  # as the dead letter of an undecodable message counts it
+                worker=self.worker_id,
+                error=error,
+                dead_reason="invalid",
+                stream_seq=msg.metadata.sequence.stream,
+                delivery=delivery,
+            )
+            written = await self.ledger.write(msgspec.structs.replace(dead, digest=digest), revision)
+            if written is not None:
+                await self._dead_letter(msg, job, dead.attempt, "invalid", error)
+                await self._finish(msg, "term")
+                await self._announce(job, "dead", dead.attempt)
+                self._count("invalid", job.id, job.type, error)
+                log.warning("job.invalid", error=error)
+                return
+            # The entry changed under us (another message of this id got there first).
+        seq = msg.metadata.sequence.stream
+        error = f"job id {job.id} belongs to another message; {error}"
+        await self._dead_letter(msg, None, delivery, "invalid", error, claims=job)
+        await self._finish(msg, "term")
+        self._count("invalid", f"invalid-{seq}", job.type, error)
+        log.warning("job.invalid", error=error, stream_seq=seq, entry_left=record.state if record else None)
+
+    async def _defer(self, msg: Msg, job: Job) -> bool:
+        """Hand a job whose `run_at` is still ahead to the server's scheduler; True if it did.
+
+        A raw client may set `run_at` on a job it publishes straight to the job subject (our
+        publisher sends such a job to the schedules subject instead). The worker then does what
+        the publisher would have: it stores the job as a delayed job (`<ns>.schedules.at.<id>`,
+        fired by the server at `run_at`) and acks this delivery. No slot is held, no attempt is
+        spent. A firing carries `Nats-Scheduler`, so it is never deferred again.
+        """
+        headers = msg.headers or {}
+        if job.run_at is None or SCHEDULER in headers:
+            return False
+        if (job.run_at - utcnow()).total_seconds() <= RUN_AT_TOLERANCE:
+            return False
+        topology = self.publisher.topology
+        delayed = {k: v for k, v in headers.items() if not k.startswith("Nats-")}
+        delayed |= schedule_headers(at_pattern(job.run_at), msg.subject)
+        delayed["Nats-Msg-Id"] = f"defer:{job.id}:{msg.metadata.sequence.stream}"
+        await self.publisher.requester.publish(topology.delayed_subject(job.id), msg.data, delayed)
+        await self._finish(msg, "ack")
+        self._count("deferred", job.id, job.type)
+        log.info("job.deferred", run_at=job.run_at.isoformat(), subject=topology.delayed_subject(job.id))
+        return True
+
+    def _ledger_hint(self, msg: Msg) -> int | None:
+        """The revision in the publisher's `Jetjobs-Ledger-Revision` header; a malformed one is
+        ignored, counted and logged (a client can send anything), never a failure of the job."""
+        value = (msg.headers or {}).get(LEDGER_REVISION_HEADER)
+        if value is None:
+            return None
+        hint = parse_revision(value)
+        if hint is None:
+            self.counts["bad_header"] = self.counts.get("bad_header", 0) + 1
+            if self.metrics is not None:
+                self.metrics.bad_header(LEDGER_REVISION_HEADER)
+            log.warning("job.bad_header", header=LEDGER_REVISION_HEADER, value=value[:40])
+        return hint
+
+    async def _claim(self, msg: Msg, job: Job, delivery: int) -> tuple[int, int] | None:
+        """Record `running` for the next attempt: (revision, attempt), or None when it must not run."""
+        hint = self._ledger_hint(msg)
+        for tries in range(_CLAIM_TRIES):
+            record, revision = await self.ledger.get(job.id)
+            if tries == 0 and hint is not None and delivery == 1 and revision != hint:
+                # Not what our publisher left (a cancel or requeue since, or a header the sender
+                # made up): only diagnostic, the entry read decides.
+                log.info("job.ledger_hint_differs", hint=hint, revision=revision)
+            if record is not None and record.state in TERMINAL_STATES:
+                await self._settle_terminal(msg, job, record)
+                return None
+            if record is not None and record.state == "running" and record.delivery > delivery:
+                # A newer delivery of this job holds it; this one is stale (a paused worker woke up).
+                self.lease.release(msg)
+                self._count("stale", job.id, job.type)
+                log.warning("job.stale_delivery", holder=record.worker, holder_attempt=record.attempt)
+                return None
+            if (
+                record is not None
+                and record.state == "running"
+                and (
+                    (record.worker == self.worker_id and job.id in self.running)
+                    or (
+                        record.worker != self.worker_id
+                        and self.held_by(record.worker, msg.metadata.sequence.stream)
+                    )
+                )
+            ):
+                # A live worker runs this job under an earlier delivery (a stray redelivery: a
+                # recovery NAK that raced it). Leave it to the holder, whose ack settles it; if
+                # the holder dies, its heartbeat expires and the job comes back.
+                self.lease.release(msg)
+                self._count("held_elsewhere", job.id, job.type)
+                log.info("job.held_elsewhere", holder=record.worker, holder_attempt=record.attempt)
+                return None
+            ran = record.attempt if record is not None else 0
+            if ran >= job.max_attempts:
+                # The last execution never recorded an outcome (its worker died or lost the ledger).
+                error = f"ran {ran} times without finishing (max_attempts={job.max_attempts})"
+                if record is not None and record.error:
+                    error += f"; last error: {record.error}"
+                await self._die(msg, job, ran, revision, Dead("exhausted", error))
+                return None
+            claimed = await self.ledger.write(
+                transition(job, "running", attempt=ran + 1, worker=self.worker_id, delivery=delivery),
+                revision,
+            )
+            if claimed is not None:
+                return claimed, ran + 1
+            # The entry changed between read and write (the publisher's `queued` record landing,
+            # or another delivery): read again and decide again.
+        self.lease.release(msg)
+        self._count("raced", job.id, job.type)
+        log.warning("job.claim_failed", reason="the ledger entry kept changing; left for redelivery")
+        return None
+
+    async def _run(self, handler: Handler, job: Job, payload: Any, attempt: int, msg: Msg) -> Any:
+        ctx = JobContext(
+            job=job,
+            attempt=attempt,
+            worker_id=self.worker_id,
+            publisher=self.publisher,
+            headers=dict(msg.headers or {}),
+        )
+        self.running[job.id] = ctx
+        if job.id in self._cancels:  # the cancel arrived between the claim and now
+            del self._cancels[job.id]
+            ctx.cancelled.set()
+        try:
+            if handler.is_async:
+                return await run_async_handler(handler.fn(ctx, payload), job.timeout)
+            with anyio.move_on_after(job.timeout) if job.timeout else nullcontext():
+                return await anyio.to_thread.run_sync(
+                    handler.fn, ctx, payload, abandon_on_cancel=True, limiter=self.threads
+                )
+            # Only reached when the timeout cancelled the wait for the thread.
+            raise JobTimeout(f"handler ran longer than the job's timeout of {job.timeout}s")
+        finally:
+            if self.running.get(job.id) is ctx:
+                del self.running[job.id]
+
+    def _result(self, value: Any) -> Any:
+        try:
+            builtins = msgspec.to_builtins(value)
+            size = len(msgspec.json.encode(builtins))
+        except (TypeError, msgspec.EncodeError) as exc:
+            return {"unserializable": describe_error(exc)}
+        if size > self.settings.max_result_bytes:
+            return {"truncated": True, "bytes": size}
+        return builtins
+
+    async def _settle(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Outcome) -> str | None:
+        """Record the outcome and settle the delivery; returns `cancelled`/`fenced` if the CAS lost."""
+        match outcome:
+            case Succeeded(result):
+                record = transition(
+                    job,
+                    "succeeded",
+                    attempt=attempt,
+                    worker=self.worker_id,
+                    result=self._result(result),
+                    stream_seq=msg.metadata.sequence.stream,
+                )
+                if await self._write_outcome(record, revision) is None:
+                    return await self._fenced(msg, job)
+                await self._finish(msg, "ack")
+                await self._announce(job, "succeeded", attempt)
+                self._count("succeeded", job.id, job.type)
+            case RetryLater(delay, error):
+                record = transition(job, "failed", attempt=attempt, worker=self.worker_id, error=error)
+                if await self._write_outcome(record, revision) is None:
+                    return await self._fenced(msg, job)
+                await self._finish(msg, "nak", delay)
+                self._count("retried", job.id, job.type, error)
+            case Dead():
+                return await self._die(msg, job, attempt, revision, outcome)
+        return None
+
+    async def _die(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Dead) -> str | None:
+        record = transition(
+            job,
+            "dead",
+            attempt=attempt,
+            worker=self.worker_id,
+            error=outcome.error,
+            dead_reason=outcome.reason,
+            stream_seq=msg.metadata.sequence.stream,
+        )
+        if await self._write_outcome(record, revision) is None:
+            return await self._fenced(msg, job)
+        await self._dead_letter(msg, job, attempt, outcome.reason, outcome.error)
+        await self._finish(msg, "term")
+        await self._announce(job, "dead", attempt)
+        self._count("invalid" if outcome.reason == "invalid" else "dead", job.id, job.type, outcome.error)
+        return None
+
+    async def _settle_terminal(self, msg: Msg, job: Job, record: StatusRecord) -> None:
+        """A delivery of a job that already ended: finish it without running the handler."""
+        if self._is_duplicate(msg, record):
+            await self._drop_duplicate(msg, job, record)
+            return
+        if record.state == "dead" and await self.dead_letters.show(job.id) is None:
+            # The previous attempt recorded `dead` but crashed before writing the dead letter.
+            await self._dead_letter(
+                msg, job, record.attempt, record.dead_reason or "exhausted", record.error or ""
+            )
+        await self._finish(msg, "ack" if record.state == "succeeded" else "term")
+        self._count("cancelled" if record.state == "cancelled" else "skipped", job.id, job.type)
+        log.info("job.already_finished", state=record.state)
+
+    async def _write_outcome(self, record: StatusRecord, revision: int) -> int | None:
+        """Write an outcome over the attempt's `running` revision; None when a newer write won.
+
+        When the server does not answer (restarting, paused) it is unknown whether the write
+        landed. The entry is read back once the server answers, and written again only if it is
+        still this attempt's `running`, for up to `publish_retry_for` seconds. So the worker that
+        recorded an ending knows it, and it alone announces it: at most one event per job, and a
+        lost reply does not lose it.
+        """
+        deadline = anyio.current_time() + self.settings.publish_retry_for
+        unanswered = False
+        while True:
+            try:
+                written = await self.ledger.write(record, revision)
+                # A lost compare-and-set after an unanswered attempt may have lost to that attempt.
+                if written is not None or not unanswered:
+                    return written
+            except _UNANSWERED as exc:
+                if anyio.current_time() >= deadline:
+                    raise
+                unanswered = True
+                log.warning("job.outcome_unconfirmed", state=record.state, error=describe_error(exc))
+            current, current_revision = await self._read_back(record.id, deadline)
+            if current is not None and (current.state, current.attempt, current.worker) == (
+                record.state,
+                record.attempt,
+                record.worker,
+            ):
+                return current_revision  # it had landed
+            if current_revision != revision:
+                return None  # a newer attempt, or an operator, wrote since
+            # Still this attempt's `running` entry: the write has not landed; write it again.
+
+    async def _read_back(self, job_id: str, deadline: float) -> tuple[StatusRecord | None, int]:
+        """The job's entry, asked again until the server answers or `deadline` passes."""
+        while True:
+            try:
+                return await self.ledger.get(job_id)
+            except _UNANSWERED:
+                if anyio.current_time() >= deadline:
+                    raise
+                await anyio.sleep(_READ_BACK_PAUSE)
+
+    @staticmethod
+    def _is_duplicate(msg: Msg, record: StatusRecord) -> bool:
+        """Whether this is another message naming a job that already ended (not a redelivery).
+
+        A worker's terminal entry names the stream sequence of the message it settled; any other
+        message is another submission of the id. (Not the delivery count: a server that restarts
+        without its consumer state counts a redelivery as a first delivery again.) An entry that
+        names no message (a cancel, an older jetjobs) is never taken for a duplicate.
+        """
+        return record.stream_seq not in (0, msg.metadata.sequence.stream)
+
+    async def _drop_duplicate(self, msg: Msg, job: Job, record: StatusRecord) -> None:
+        """Ack a second message naming a finished job without running it, and say so loudly.
+
+        An id names one job forever; new work needs a new id. The payload is dropped: the
+        warning, the `duplicate` count and the `<ns>.events.duplicate` event tell the client. (Not
+        under `<ns>.events.job.`, whose listeners read every message there as a JobEvent.)
+        """
+        await self._finish(msg, "ack")
+        self._count("duplicate", job.id, job.type)
+        msg_id = (msg.headers or {}).get("Nats-Msg-Id")
+        log.warning(
+            "job.duplicate",
+            state=record.state,
+            msg_id=msg_id,
+            stream_seq=msg.metadata.sequence.stream,
+            reason="an id names one job forever; this message's payload was dropped (use a new id)",
+        )
+        event = JobDuplicate(
+            job_id=job.id,
+            type=job.type,
+            state=record.state,
+            msg_id=msg_id,
+            stream_seq=msg.metadata.sequence.stream,
+            subject=msg.subject,
+            worker=self.worker_id,
+            at=utcnow(),
+        )
+        try:
+            await self.publisher.nc.publish(self.duplicate_subject, _EVENT_ENCODER.encode(event))
+        except Exception as exc:
+            log.warning("job.announce_failed", error=describe_error(exc))
+
+    async def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
+        """Tell listeners on `<ns>.events.job.<outcome>` (fire and forget: never blocks the job)."""
+        event = JobEvent(
+            job_id=job.id, type=job.type, outcome=outcome, attempt=attempt, worker=self.worker_id, at=utcnow()
+        )
+        try:
+            await self.publisher.nc.publish(self.events_prefix + outcome, _EVENT_ENCODER.encode(event))
+        except Exception as exc:
+            log.warning("job.announce_failed", error=describe_error(exc))
+
+    async def _fenced(self, msg: Msg, job: Job) -> str:
+        record, _ = await self.ledger.get(job.id)
+        if record is not None and record.state == "cancelled":
+            # Cancelled while it ran: the entry stays `cancelled`, and the job is never redelivered.
+            await self._finish(msg, "term")
+            self._count("cancelled", job.id, job.type)
+            log.info("job.cancelled", reason="cancelled while running; result not recorded")
+            return "cancelled"
+        self.lease.release(msg)
+        self._count("fenced", job.id, job.type)
+        log.warning("job.fenced", reason="a newer attempt owns this job; result not recorded")
+        return "fenced"
+
+    async def _dead_letter(
+        self, msg: Msg, job: Job | None, attempt: int, reason: Any, error: str, *, claims: Job | None = None
+    ) -> None:
+        """File a dead letter under the job's id, or under `invalid-<stream seq>` when `job` is
+        None (not a job, or `claims` an id that is not its own)."""
+        seq = msg.metadata.sequence.stream
+        shown = job or claims
+        await self.dead_letters.put(
+            DeadLetter(
+                job_id=job.id if job else f"invalid-{seq}",
+                type=shown.type if shown else None,
+                queue=shown.queue if shown else None,
+                reason=reason,
+                error=error,
+                attempts=attempt,
+                worker=self.worker_id,
+                failed_at=utcnow(),
+                enqueued_at=shown.created_at if shown else msg.metadata.timestamp,
+                original_subject=msg.subject,
+                original_headers=dict(msg.headers or {}),
+                original=msg.data,
+                stream_seq=seq,
+            )
+        )
+
+    async def _finish(self, msg: Msg, action: str, delay: float | None = None) -> None:
+        """Ack, nak or term; a failure (lost connection) leaves the lease to expire, which is safe."""
+        self.lease.release(msg)
+        try:
+            if action == "ack":
+                await msg.ack()
+            elif action == "nak":
+                await msg.nak(delay=delay)
+            else:
+                await msg.term()
+        except Exception as exc:
+            log.warning("job.settle_failed", action=action, error=describe_error(exc))
+
+
+async def run_async_handler(handler_call: Coroutine[Any, Any, Any], timeout: float | None) -> Any:
+    """Await an async handler in its own task, cancelled with JobTimeout after `timeout` seconds.
+
+    Its own task over a copy of the context: whatever context variables the handler sets (structlog
+    binds, library state) end with the job instead of leaking into the runner's next one. The
+    timeout is a timer that cancels that task (an anyio scope per job cost more than the rest of a
+    no-op job's run); cancellation of the runner (shutdown) reaches the task through the await.
+    """
+    task = asyncio.create_task(handler_call, context=contextvars.copy_context())
+    if not timeout:
+        return await task
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    timer = asyncio.get_running_loop().call_later(timeout, expire)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        runner = asyncio.current_task()
+        if expired and runner is not None and not runner.cancelling():
+            raise JobTimeout(f"handler ran longer than the job's timeout of {timeout}s") from None
+        raise
+    finally:
+        timer.cancel()

@@ -1,0 +1,140 @@
+"""Requests to JetStream (publish acks, direct gets), many in flight, through one inbox.
+
+nats-py's `js.publish` is one request at a time with a dataclass-building JSON parse, and its
+`publish_async` never completes a future whose ack is an error (its reply handler raises). This is
+the small piece both need: one wildcard inbox subscription whose replies resolve futures straight
+from the read loop (jetjobs._transport.inbox), a future per token, acks decoded with msgspec, and JetStream
+errors raised on the awaiting task (`WrongLastSequence` for a failed compare-and-set).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+
+import msgspec
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+
+from jetjobs._errors import NoStream, StreamError, WrongLastSequence
+from jetjobs._transport.inbox import subscribe_direct
+
+
+class _ApiError(msgspec.Struct):
+    code: int = 0
+    err_code: int = 0
+    description: str = ""
+
+
+class StreamAck(msgspec.Struct):
+    """A JetStream publish acknowledgement."""
+
+    stream: str = ""
+    seq: int = 0
+    duplicate: bool = False
+    error: _ApiError | None = None
+
+
+_ACK_DECODER = msgspec.json.Decoder(StreamAck)
+_WRONG_LAST_SEQUENCE = (10071, 10164)
+
+
+class Requester:
+    """Many concurrent JetStream requests over one connection and one reply subscription."""
+
+    def __init__(self, nc: NATS, *, timeout: float = 5.0) -> None:
+        self.nc = nc
+        self.timeout = timeout
+        self._prefix = ""
+        self._tokens = itertools.count()
+        self._waiting: dict[str, tuple[asyncio.Future[Msg], float]] = {}
+
+    async def _ensure(self) -> None:
+        if not self._prefix:
+            self._prefix = self.nc.new_inbox()
+            await subscribe_direct(self.nc, f"{self._prefix}.*", self._on_reply)
+            # One timer for all requests instead of a timeout scope per request (the hot path).
+            asyncio.get_running_loop().call_later(self.timeout / 4, self._expire)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        expired = [reply for reply, (_, deadline) in self._waiting.items() if deadline <= now]
+        for reply in expired:
+            future, _ = self._waiting.pop(reply)
+            if not future.done():
+                future.set_exception(TimeoutError(f"no reply within {self.timeout}s"))
+        if not self.nc.is_closed:
+            asyncio.get_running_loop().call_later(self.timeout / 4, self._expire)
+
+    def _on_reply(self, msg: Msg) -> None:
+        waiting = self._waiting.pop(msg.subject, None)
+        if waiting is not None and not waiting[0].done():
+            waiting[0].set_result(msg)
+
+    async def send(self, subject: str, data: bytes = b"", headers: dict[str, str] | None = None) -> Reply:
+        """Send now; the returned Reply is awaited later (pipelining without a task per request)."""
+        await self._ensure()
+        reply = f"{self._prefix}.{next(self._tokens)}"
+        future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
+        self._waiting[reply] = (future, time.monotonic() + self.timeout)
+        try:
+            await self.nc.publish(subject, data, reply=reply, headers=headers)
+        except BaseException:
+            self._waiting.pop(reply, None)
+            raise
+        return Reply(self, reply, future, subject)
+
+    async def request(self, subject: str, data: bytes = b"", headers: dict[str, str] | None = None) -> Msg:
+        """Send and wait for the reply (TimeoutError after `timeout` to `1.25 * timeout` seconds)."""
+        return await (await self.send(subject, data, headers)).msg()
+
+    async def publish(self, subject: str, data: bytes, headers: dict[str, str] | None = None) -> StreamAck:
+        """Publish into a stream and return its ack.
+
+        Raises:
+            WrongLastSequence: an `Nats-Expected-Last-Subject-Sequence` condition failed.
+            NoStream: no stream listens on the subject (or it has no leader right now).
+            StreamError: any other refusal.
+            TimeoutError: no ack within `timeout`.
+        """
+        return await (await self.send(subject, data, headers)).ack()
+
+    async def direct_get_last(self, stream: str, subject: str) -> Msg | None:
+        """The last message on `subject` in `stream` (direct get), or None if there is none."""
+        msg = await self.request(f"$JS.API.DIRECT.GET.{stream}.{subject}")
+        status = (msg.headers or {}).get("Status")
+        if status == "404":
+            return None
+        if status:
+            raise StreamError(f"direct get of {subject} failed: {status} {msg.headers}", code=int(status))
+        return msg
+
+
+class Reply:
+    """A request in flight: await `msg()` for the raw reply or `ack()` for a decoded stream ack."""
+
+    def __init__(self, requester: Requester, token: str, future: asyncio.Future[Msg], subject: str) -> None:
+        self._requester = requester
+        self._token = token
+        self._future = future
+        self.subject = subject
+
+    async def msg(self) -> Msg:
+        """The reply message."""
+        try:
+            return await self._future
+        finally:
+            self._requester._waiting.pop(self._token, None)
+
+    async def ack(self) -> StreamAck:
+        """The stream's ack, or its refusal raised (see `Requester.publish`)."""
+        msg = await self.msg()
+        if not msg.data and msg.headers and msg.headers.get("Status") == "503":
+            raise NoStream(f"no stream answered on {self.subject}", code=503)
+        ack = _ACK_DECODER.decode(msg.data)
+        if ack.error is not None:
+            error = ack.error
+            kind = WrongLastSequence if error.err_code in _WRONG_LAST_SEQUENCE else StreamError
+            raise kind(error.description, error.err_code, error.code)
+        return ack
