@@ -53,7 +53,7 @@ from jetjobs._wire.envelope import (
     WorkerDied,
     utcnow,
 )
-from jetjobs._wire.headers import MSG_ID
+from jetjobs._wire.headers import KV_OPERATION, MSG_ID
 
 app = App("demo")
 
@@ -276,18 +276,20 @@ class LedgerCheck:
         return done
 
     async def read_ledger(self) -> dict[str, StatusRecord]:
-        """Every record of the namespace's ledger (one snapshot of the bucket)."""
-        assert self.ledger is not None
-        watcher = await self.ledger.kv.watchall()
+        """Every record of the namespace's ledger, read off the bucket's stream to its end.
+
+        Not a KV watch: nats-py's watcher may report "no more entries" before it has delivered
+        any when the bucket is busy, and an audit would then call every job lost.
+        """
+        bucket = self.topology.status_bucket
+        prefix = f"$KV.{bucket}."
         records: dict[str, StatusRecord] = {}
-        try:
-            async for entry in watcher:
-                if entry is None:
-                    break
-                if entry.value:
-                    records[entry.key] = STATUS_DECODER.decode(entry.value)
-        finally:
-            await watcher.stop()
+        for msg in await read_stream(self.js, f"KV_{bucket}", f"{prefix}>"):
+            key = msg.subject.removeprefix(prefix)
+            if (msg.headers or {}).get(KV_OPERATION) or not msg.data:
+                records.pop(key, None)  # deleted or purged
+            else:
+                records[key] = STATUS_DECODER.decode(msg.data)
         return records
 
     async def audit(self, job_ids: Collection[str], *, explain: Mapping[str, str] | None = None) -> Audit:
