@@ -30,6 +30,7 @@ from jetjobs.errors import (
 )
 from jetjobs.publisher import Enqueued, Publisher
 from jetjobs.settings import NatsSettings, Settings, load_settings
+from jetjobs.telemetry import setup_tracing, shutdown_tracing
 from jetjobs.version import VERSION
 from jetjobs.worker import Worker, run_worker
 
@@ -58,6 +59,8 @@ __all__ = [
     "load_settings",
     "open_connection",
     "run_worker",
+    "setup_tracing",
+    "shutdown_tracing",
 ]
 
 __version__ = VERSION
