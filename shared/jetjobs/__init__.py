@@ -14,6 +14,7 @@ Run it with `jetjobs worker mymodule:app`; submit with `jetjobs enqueue report.b
 """
 
 from jetjobs.app import App, JobContext
+from jetjobs.builtins.hosts import HostDenied, HostPolicy
 from jetjobs.connection import open_connection
 from jetjobs.embedded import EmbeddedServer
 from jetjobs.envelope import DeadLetter, Job, Priority, StatusRecord
@@ -40,6 +41,8 @@ __all__ = [
     "DeadLetter",
     "EmbeddedServer",
     "Enqueued",
+    "HostDenied",
+    "HostPolicy",
     "InvalidJob",
     "JetJobsError",
     "Job",
