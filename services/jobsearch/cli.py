@@ -17,7 +17,16 @@ from typing import Any
 import anyio
 from nats.aio.client import Client as NATS
 
-from jetjobs import JetJobsError, Settings, configure_logging, load_settings, open_connection, run_worker
+from jetjobs import (
+    JetJobsError,
+    Settings,
+    configure_logging,
+    load_settings,
+    open_connection,
+    run_worker,
+    setup_tracing,
+    shutdown_tracing,
+)
 from jobsearch.app import build_app
 from jobsearch.jobs import QUEUES, STAGES, Stage
 from jobsearch.local_commands import add_local_commands
@@ -126,6 +135,15 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
         return await func(args, settings, nc)
 
 
+def service_name(args: argparse.Namespace) -> str:
+    """The OTel service name of a command: `jobsearch-fetch` for `serve fetch`, `jobsearch-run`...
+
+    `OTEL_SERVICE_NAME` overrides it (for every process a run starts, since they share the
+    environment).
+    """
+    return f"jobsearch-{args.stage if args.command == 'serve' else args.command}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `jobsearch` console script."""
     args = build_parser().parse_args(argv)
@@ -140,7 +158,13 @@ def main(argv: list[str] | None = None) -> int:
         func: Any = args.func
         if not callable(func):
             return 2
-        return anyio.run(_run, args, load_settings(pipeline_settings_env()))
+        # With OTEL_EXPORTER_OTLP_ENDPOINT set, spans go to the collector: one search is one trace
+        # from the run's publish of the search through every stage service (docs/observability.md).
+        setup_tracing(service_name(args))
+        try:
+            return anyio.run(_run, args, load_settings(pipeline_settings_env()))
+        finally:
+            shutdown_tracing()
     except JetJobsError as exc:
         print(f"jobsearch: error: {exc}", file=sys.stderr)
         return 2

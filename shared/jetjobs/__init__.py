@@ -17,6 +17,7 @@ The public API is what `__all__` lists here, plus `jetjobs.testing` (worker subp
 maps the folders.
 """
 
+from jetjobs._builtins.hosts import HostDenied, HostPolicy
 from jetjobs._errors import (
     ConfigError,
     HandlerOutcome,
@@ -40,6 +41,7 @@ from jetjobs._joblog.ledger import Ledger
 from jetjobs._joblog.replay import ReplayPlan, ReplayReport, plan_replay, replay
 from jetjobs._joblog.schedule import Schedule, Schedules
 from jetjobs._observability.log import configure_logging
+from jetjobs._observability.telemetry import setup_tracing, shutdown_tracing
 from jetjobs._runtime.app import App, JobContext
 from jetjobs._runtime.worker import Worker, run_worker
 from jetjobs._settings import NatsSettings, Settings, load_settings
@@ -58,6 +60,8 @@ __all__ = [
     "EmbeddedServer",
     "Enqueued",
     "HandlerOutcome",
+    "HostDenied",
+    "HostPolicy",
     "InvalidJob",
     "JetJobsError",
     "Job",
@@ -93,6 +97,8 @@ __all__ = [
     "plan_replay",
     "replay",
     "run_worker",
+    "setup_tracing",
+    "shutdown_tracing",
 ]
 
 __version__ = VERSION

@@ -15,8 +15,17 @@ from tests.http_target import Answer, HttpTarget, serving
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# Fast manners for tests: no politeness pause, quick retries, small timeouts.
-FAST = HttpPolicy(timeout=2.0, deadline=5.0, retries=2, backoff=0.01, min_interval=0.0, per_host=4)
+# Fast manners for tests: no politeness pause, quick retries, small timeouts; the local test
+# servers' address allowed, as JOBSEARCH_ALLOW_HOSTS=127.0.0.1 would.
+FAST = HttpPolicy(
+    timeout=2.0,
+    deadline=5.0,
+    retries=2,
+    backoff=0.01,
+    min_interval=0.0,
+    per_host=4,
+    allow_hosts=("127.0.0.1",),
+)
 
 
 def fixture_bytes(name: str) -> bytes:

@@ -12,17 +12,17 @@ from pathlib import Path
 import anyio
 import msgspec
 import pytest
-from jetjobs.pool import worker_env
 from nats.aio.client import Client as NATS
 
 from jetjobs import Publisher, Settings
+from jetjobs.testing import worker_env
 from jobsearch.dedupe.store import read_listings
 from jobsearch.jobs import DRAFT, EXPORT, LISTING
 from jobsearch.run.progress import Progress, follow_ledger
 from jobsearch.store import Store
 from tests.jobsearch.export_support import sheet_rows
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration]
+pytestmark = pytest.mark.integration
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "profile.toml"
 
@@ -200,21 +200,46 @@ async def test_a_stage_service_killed_mid_run_loses_nothing(
     assert progress.counts[EXPORT].dead == 0
 
 
-def test_replay_of_the_draft_stage_redrafts_and_keeps_the_history(tmp_path: Path, data_dir: Path) -> None:
-    """`jobsearch replay --since 1h --stage draft` after a run: every kept listing is drafted
-    again (new draft rows beside the old ones), the tracker keeps one row per listing."""
-    profile = profile_with(tmp_path)
-    assert run(profile).returncode == 0
-    listings, drafts = counts(data_dir)
-    replayed = subprocess.run(
-        [sys.executable, "-m", "jobsearch.cli", "replay", "--since", "1h", "--stage", "draft"],
+def replay_draft(*extra: str) -> subprocess.CompletedProcess[str]:
+    """`jobsearch replay --since 1h --stage draft`, as a person types it."""
+    return subprocess.run(
+        [sys.executable, "-m", "jobsearch.cli", "replay", "--since", "1h", "--stage", "draft", *extra],
         capture_output=True,
         text=True,
         timeout=240,
         check=False,
         env=dict(os.environ),
     )
-    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+
+
+def test_replay_of_the_draft_stage_redrafts_once_unless_told_again(tmp_path: Path, data_dir: Path) -> None:
+    """`jobsearch replay --since 1h --stage draft` after a run: every kept listing is drafted
+    again (new draft rows beside the old ones), the tracker keeps one row per listing. The same
+    command typed again adds nothing, starts no service and says why (the jobs were replayed
+    before; `--again` to insist); with `--again` each listing is drafted once more."""
+    profile = profile_with(tmp_path)
+    assert run(profile).returncode == 0
+    listings, drafts = counts(data_dir)
+    kept = listings  # one draft job per kept listing
+
+    first = replay_draft()
+    assert first.returncode == 0, first.stdout + first.stderr
     assert counts(data_dir) == (listings, 2 * drafts)
-    assert f"drafts     {drafts} (offline/template-v1 {drafts})" in replayed.stdout
+    assert f"drafts     {drafts} (offline/template-v1 {drafts})" in first.stdout
     assert len(sheet_rows(data_dir / "tracker.xlsx")) == listings
+
+    second = replay_draft()
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert counts(data_dir) == (listings, 2 * drafts)
+    assert f"nothing to replay: the {kept} draft jobs since" in second.stdout
+    assert "were replayed before (add --again to run them once more)" in second.stdout
+    assert "progress:" not in second.stdout  # no services, no run
+
+    dry = replay_draft("--dry-run")
+    assert dry.returncode == 0, dry.stdout + dry.stderr
+    assert "would run 0 draft jobs again" in dry.stdout
+
+    again = replay_draft("--again")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert counts(data_dir) == (listings, 3 * drafts)
+    assert f"drafts     {drafts} (offline/template-v1 {drafts})" in again.stdout

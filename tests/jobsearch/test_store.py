@@ -6,9 +6,12 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from jobsearch.db import open_db
+from jobsearch.jobs import Check
+from jobsearch.listing import SourceRef
 from jobsearch.store import AmbiguousListing, InvalidStatus, Store, UnknownListing
 from tests.jobsearch.export_support import drafts, listing
 
@@ -121,3 +124,89 @@ def test_readers_do_not_block_while_a_writer_holds_a_transaction(tmp_path: Path)
         assert reader.execute("SELECT notes FROM listings").fetchone()[0] == "in flight"
         reader.close()
         plain.close()
+
+
+# -- one listing in full, its drafts, a person's edits: what the review page reads and writes --
+
+
+def test_a_listing_reads_back_as_the_merged_listing_it_was(store: Store) -> None:
+    """`merged_listing` rebuilds the MergedListing the export recorded (every field, both sources
+    in order), ready to be re-drafted; `listing` adds its status, notes and current drafts."""
+    other = SourceRef(board="lever", source="lever:acme", external_id="x", url="https://l/x")
+    original = listing(1, sources=[*listing(1).sources, other], department="Platform")
+    store.record_export(run_id="r1", job_id="j1", listing=original, drafts=drafts())
+    assert store.merged_listing("L00001") == original
+    store.set_notes("L00001", "Call Ada.", source="ui")
+    detail = store.listing("L00001")
+    assert detail.listing == original
+    assert (detail.status, detail.notes) == ("Drafted", "Call Ada.")
+    assert set(detail.drafts) == {"cover_letter", "connection_note"}
+    letter = detail.drafts["cover_letter"]
+    assert (letter.provider, letter.model, letter.origin, letter.run_id) == (
+        "offline",
+        "template-1",
+        "pipeline",
+        "r1",
+    )
+    assert letter.checks == [Check(name="length", passed=True)]
+    with pytest.raises(UnknownListing):
+        store.merged_listing("nope")
+    with pytest.raises(UnknownListing):
+        store.listing("nope")
+
+
+def test_a_persons_edit_is_the_current_draft_and_history_keeps_every_row(store: Store) -> None:
+    """`save_draft_edit` adds a `drafts` row with origin `edit`, status ok, no checks, keeping the
+    provider/model its text began with; it becomes the current draft (and the tracker's text);
+    `draft_history` lists every row oldest first. An unknown listing or step is refused."""
+    store.record_export(run_id="r1", job_id="j1", listing=listing(1), drafts=drafts())
+    failing = [Check(name="employers", passed=False, detail="Globex")]
+    redraft = [
+        msgspec.structs.replace(d, status="needs_review", checks=failing) for d in drafts("anthropic", "m2")
+    ]
+    store.record_export(run_id="r2", job_id="j2", listing=listing(1), drafts=redraft)
+    assert store.needing_review() == {"L00001"}
+    assert store.current_drafts("L00001")["cover_letter"].failed_checks == failing
+
+    edit = store.save_draft_edit("L00001", "cover_letter", "Dear Example Co,\nmy own words.")
+    assert (edit.origin, edit.status, edit.checks, edit.run_id) == ("edit", "ok", [], None)
+    assert (edit.provider, edit.model) == ("anthropic", "m2")
+    assert store.current_drafts("L00001")["cover_letter"] == edit
+    assert store.tracker_rows()[0].cover_letter == "Dear Example Co,\nmy own words."
+    history = [(d.step, d.origin, d.provider) for d in store.draft_history("L00001")]
+    assert history == [
+        ("cover_letter", "pipeline", "offline"),
+        ("connection_note", "pipeline", "offline"),
+        ("cover_letter", "pipeline", "anthropic"),
+        ("connection_note", "pipeline", "anthropic"),
+        ("cover_letter", "edit", "anthropic"),
+    ]
+    assert store.needing_review() == {"L00001"}  # the connection note still does
+    store.save_draft_edit("L00001", "connection_note", "Hi.")
+    assert store.needing_review() == set()
+    with pytest.raises(UnknownListing):
+        store.save_draft_edit("nope", "cover_letter", "x")
+    with pytest.raises(ValueError, match="not a draft step"):
+        store.save_draft_edit("L00001", "summary", "x")  # type: ignore[arg-type]
+
+
+def test_new_listings_boards_and_text_search(store: Store) -> None:
+    """`new_listing_ids` names the listings the latest run found first (or a given run's);
+    `boards`/`boards_by_listing` name where they came from; `matching` finds text in titles,
+    companies, descriptions, notes and locations, with LIKE wildcards taken literally."""
+    assert store.new_listing_ids() == set()
+    store.start_run("r1", profile="p.toml")
+    store.record_export(run_id="r1", job_id="j1", listing=listing(1), drafts=[])
+    store.start_run("r2", profile="p.toml")
+    lever = SourceRef(board="lever", source="lever:acme", external_id="x", url="https://l/x")
+    store.record_export(run_id="r2", job_id="j2", listing=listing(2, sources=[lever]), drafts=[])
+    store.record_export(run_id="r2", job_id="j3", listing=listing(1), drafts=[])  # seen again
+    assert store.new_listing_ids() == {"L00002"}
+    assert store.new_listing_ids("r1") == {"L00001"}
+    assert store.boards() == ["lever", "sample"]
+    assert store.boards_by_listing() == {"L00001": ["sample"], "L00002": ["lever"]}
+    store.set_notes("L00002", "100% remote_ok", source="ui")
+    assert store.matching("example co 2") == {"L00002"}
+    assert store.matching("Berlin") == {"L00001", "L00002"}
+    assert store.matching("100%") == {"L00002"}
+    assert store.matching("0_") == set()

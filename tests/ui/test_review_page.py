@@ -18,7 +18,6 @@ from jobsearch.jobs import QUEUES
 from jobsearch.settings import PipelineSettings
 from jobsearch.store import Store
 from jobsearch.tracker import export_tracker
-from jobsearch.ui.reviewstore import ReviewStore
 from tests.support import running_worker
 from tests.ui.listings import HOSTILE_COMPANY, HOSTILE_TEXT, HOSTILE_TITLE, drafts, listing, seed
 from tests.ui.server import page_env, serving
@@ -124,7 +123,7 @@ async def test_edited_draft_status_and_notes_persist_and_reach_the_next_export(
         await expect(page.locator("#status")).to_have_value("Applied")
         await expect(page.locator("#notes")).to_have_value("Referred by Grace.")
 
-    with ReviewStore.open(db_path) as store:
+    with Store.open(db_path) as store:
         history = [d for d in store.draft_history("L0001") if d.step == "cover_letter"]
         assert [d.origin for d in history] == ["pipeline", "edit"]
         assert [h["source"] for h in store.status_history("L0001")] == ["pipeline", "ui"]
@@ -177,7 +176,7 @@ async def test_redraft_submits_a_draft_job_and_shows_the_new_draft_when_it_lands
     export_stage.register(
         app, PipelineSettings(data_dir=tmp_path, db_path=db_path, tracker_path=tmp_path / "t.xlsx")
     )
-    with ReviewStore.open(db_path) as store:
+    with Store.open(db_path) as store:
         before = store.current_drafts("L0002")["cover_letter"]
     assert before.provider != "offline"
     async with (
@@ -195,7 +194,7 @@ async def test_redraft_submits_a_draft_job_and_shows_the_new_draft_when_it_lands
         await expect(letter).to_have_value(re.compile("Globex"))
         await expect(page.locator("#redraft-state")).to_contain_text("succeeded")
         assert await page.evaluate("window.loadedOnce") is True, "the page reloaded"
-    with ReviewStore.open(db_path) as store:
+    with Store.open(db_path) as store:
         after = store.current_drafts("L0002")["cover_letter"]
     assert after.provider == "offline"
     assert after.run_id is not None

@@ -14,14 +14,18 @@ carries the readable reason, and a log line and a counter report it; the other s
 from __future__ import annotations
 
 from jetjobs import App
-from jobsearch.fetch.handlers import FetchHandlers
+from jobsearch.fetch.handlers import FetchHandlers, load_http_policy
 from jobsearch.fetch.report import SearchReport, SourceReport
 
 __all__ = ["FetchHandlers", "SearchReport", "SourceReport", "register"]
 
 
 def register(app: App) -> FetchHandlers:
-    """Register the fetch stage's handlers on the pipeline's App (one BoardHttp per process)."""
-    handlers = FetchHandlers()
+    """Register the fetch stage's handlers on the pipeline's App (one BoardHttp per process).
+
+    The HTTP settings are read here, so a bad `JOBSEARCH_HTTP_*`, `JOBSEARCH_USER_AGENT` or
+    `JOBSEARCH_ALLOW_HOSTS` stops `jobsearch serve fetch` at start, naming the variable.
+    """
+    handlers = FetchHandlers(load_http_policy())
     handlers.register(app)
     return handlers

@@ -13,6 +13,7 @@ from jobsearch.fetch import service
 from jobsearch.fetch.report import SearchReport, SourceReport
 from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, ListingJob, SearchJob, SourceJob
 from jobsearch.sources import BoardHttp, HttpPolicy, SourceError
+from jobsearch.sources.hosts import ALLOW_HOSTS_VARIABLE, board_host_policy
 
 SOURCE_ATTEMPTS = 3  # runs of a source job on transient failures (each with BoardHttp's own retries)
 SOURCE_TIMEOUT = 900.0  # seconds: a paged board read politely takes a while
@@ -25,7 +26,8 @@ def load_http_policy(env: Mapping[str, str] | None = None) -> HttpPolicy:
     """The boards' HTTP policy from `JOBSEARCH_HTTP_*` variables (each optional).
 
     `JOBSEARCH_HTTP_TIMEOUT`, `_DEADLINE`, `_RETRIES`, `_MIN_INTERVAL`, `_PER_HOST`, `_MAX_BYTES`,
-    and `JOBSEARCH_USER_AGENT`. A bad value fails at start, naming the variable.
+    `JOBSEARCH_USER_AGENT` and `JOBSEARCH_ALLOW_HOSTS` (comma-separated). A bad value fails at
+    start, naming the variable.
     """
     env = os.environ if env is None else env
     fields = ("timeout", "deadline", "retries", "min_interval", "per_host", "max_bytes")
@@ -34,10 +36,13 @@ def load_http_policy(env: Mapping[str, str] | None = None) -> HttpPolicy:
     }
     if env.get("JOBSEARCH_USER_AGENT"):
         raw["user_agent"] = env["JOBSEARCH_USER_AGENT"]
+    allow_hosts = [entry.strip() for entry in env.get(ALLOW_HOSTS_VARIABLE, "").split(",") if entry.strip()]
+    board_host_policy(allow_hosts)  # a bad entry fails now, naming the variable
     try:
-        return msgspec.convert(raw, HttpPolicy, strict=False)
+        policy = msgspec.convert(raw, HttpPolicy, strict=False)
     except msgspec.ValidationError as exc:
         raise ConfigError(f"JOBSEARCH_HTTP_* / JOBSEARCH_USER_AGENT: {exc}") from None
+    return msgspec.structs.replace(policy, allow_hosts=tuple(allow_hosts))
 
 
 class FetchHandlers:

@@ -8,7 +8,7 @@ started when it logs `worker.started` (its consumers are bound). A child that di
 (killed, crashed) is started again, a few times at most: its unacknowledged jobs are redelivered
 to the new one, so nothing is lost.
 
-(jetjobs.pool runs `jetjobs worker APP` processes with every setting pinned in their
+(jetjobs.testing.WorkerPool runs `jetjobs worker APP` processes with every setting pinned in their
 environment; here the children must be the user-facing command with the environment as it is.)
 """
 

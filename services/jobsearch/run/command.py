@@ -24,7 +24,7 @@ import msgspec
 import structlog
 from nats.aio.client import Client as NATS
 
-from jetjobs import Publisher, Settings, StatusRecord, plan_replay, replay
+from jetjobs import Publisher, ReplayPlan, ReplayReport, Settings, StatusRecord, plan_replay, replay
 from jobsearch.jobs import (
     DRAFT,
     EXPORT,
@@ -207,11 +207,18 @@ async def cmd_run(args: argparse.Namespace, settings: Settings, nc: NATS) -> int
 async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     """`jobsearch replay --since 1h --stage draft`: run one stage's recent jobs again, end to end."""
     stage: Stage = args.stage
-    plan = plan_replay(args.since, until=args.until, job_type=STAGE_JOB[stage])
+    plan = plan_replay(args.since, until=args.until, job_type=STAGE_JOB[stage], again=args.again)
+    # The platform's rules (replays are not replayed; what another replay replayed is left alone
+    # unless --again) decide what runs: count first, so that a repeat starts nothing and says why.
+    preview = await replay(nc, settings, plan, dry_run=True)
+    count = preview.matched - preview.already_replayed - preview.replayed_before
     if args.dry_run:
-        report = await replay(nc, settings, plan, dry_run=True)
-        count = report.matched - report.already_replayed
         print(f"replay {plan.replay_id}: would run {count} {stage} jobs again")
+        if count == 0:
+            print(nothing_to_replay(stage, plan, preview))
+        return 0
+    if count == 0:
+        print(nothing_to_replay(stage, plan, preview))
         return 0
     run_id = new_run_id()
     orchestra = Orchestra(args, settings, nc, run_id)
@@ -224,6 +231,28 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
         log.info("run.replayed", replay_id=plan.replay_id, published=report.published, matched=report.matched)
 
     return await _conclude(orchestra, submit)
+
+
+def nothing_to_replay(stage: Stage, plan: ReplayPlan, report: ReplayReport) -> str:
+    """Why a replay of `stage` would run nothing, and what to type instead."""
+    window = f"since {_utc(plan.since)}" + (f" until {_utc(plan.until)}" if plan.until else "")
+    if report.replayed_before:
+        return (
+            f"nothing to replay: the {report.replayed_before} {stage} jobs {window} were replayed "
+            "before (add --again to run them once more)"
+        )
+    if report.already_replayed:
+        return f"nothing to replay: this replay ({window}) ran before, {report.already_replayed} jobs"
+    if report.skipped_replays:
+        return (
+            f"nothing to replay: the {report.skipped_replays} {stage} jobs {window} are replays "
+            "themselves (a replay runs the originals)"
+        )
+    return f"nothing to replay: no {stage} job ran {window}"
+
+
+def _utc(when: datetime) -> str:
+    return when.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 async def _conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> int:
@@ -286,13 +315,19 @@ def add_run_commands(sub: Any) -> None:
         "replay",
         help="run one stage's recent jobs again (e.g. re-draft after switching provider)",
         description="Replay the jobs STAGE ran since --since (the platform's replay: new jobs that "
-        "name their origin; the same replay twice adds nothing), run the pipeline from there and "
-        "render the tracker.",
+        "name their origin), run the pipeline from there and render the tracker. The same command "
+        "typed twice adds nothing and says why: replays are not replayed, and jobs an earlier "
+        "replay ran are left alone unless --again.",
     )
     p.add_argument("--stage", required=True, choices=STAGES, help="the stage whose jobs to run again")
     p.add_argument("--since", required=True, help="how far back: a duration (1h, 30m) or an RFC 3339 time")
     p.add_argument("--until", help="the end of the window (default: now)")
     p.add_argument("--dry-run", action="store_true", help="count what would be replayed; run nothing")
+    p.add_argument(
+        "--again",
+        action="store_true",
+        help="also run the jobs an earlier replay already ran again (default: a repeat adds nothing)",
+    )
     _add_service_options(p)
     p.set_defaults(func=cmd_replay)
 

@@ -21,6 +21,7 @@ FailureKind = Literal[
     "malformed",  # the body is not the JSON/XML the board documents
     "html_page",  # an HTML page (an error or login page) where JSON was expected
     "too_large",  # the body exceeds the response size cap
+    "host_denied",  # an internal address that JOBSEARCH_ALLOW_HOSTS does not name
 ]
 
 # Failures that a later attempt may not repeat; the others are the board's or the URL's fault.

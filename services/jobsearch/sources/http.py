@@ -4,7 +4,8 @@ What it promises the boards: a User-Agent naming the tool, at most `per_host` re
 one request every `min_interval` seconds to any one host, retries only on 429 and 5xx (and
 timeouts and dropped connections), honouring `Retry-After`. What it promises the pipeline: every
 failure is a `SourceError` naming the board, the URL and what went wrong, and no response body
-larger than `max_bytes` is ever held in memory.
+larger than `max_bytes` is ever held in memory. What it promises the machine it runs on: no request
+to an internal address unless `allow_hosts` names it (jobsearch.sources.hosts).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ import httpx
 import msgspec
 import structlog
 
-from jetjobs import __version__
+from jetjobs import HostDenied, __version__
 from jobsearch.sources.errors import FailureKind, SourceError
+from jobsearch.sources.hosts import CheckedTransport, board_host_policy
 
 log = structlog.get_logger("jobsearch.sources")
 
@@ -47,6 +49,8 @@ class HttpPolicy(msgspec.Struct, kw_only=True, frozen=True):
     per_host: Annotated[int, msgspec.Meta(ge=1, le=32)] = 2  # requests in flight to one host
     max_bytes: Annotated[int, msgspec.Meta(ge=1024)] = 20 * 1024 * 1024
     user_agent: str = USER_AGENT
+    # Internal hosts the boards may be read from (JOBSEARCH_ALLOW_HOSTS); none by default.
+    allow_hosts: tuple[str, ...] = ()
 
 
 @dataclass
@@ -71,12 +75,16 @@ class BoardHttp:
     """An `httpx.AsyncClient` with the boards' manners. Use `async with BoardHttp() as http:`.
 
     One per service process: the politeness limits are per host across every source it reads.
+    Requests go through `CheckedTransport` (the host policy) unless a `transport` is given (tests'
+    `httpx.MockTransport`, which reaches no host).
     """
 
     def __init__(
         self, policy: HttpPolicy | None = None, *, transport: httpx.AsyncBaseTransport | None = None
     ):
         self.policy = policy or HttpPolicy()
+        if transport is None:
+            transport = CheckedTransport(board_host_policy(self.policy.allow_hosts))
         self.client = httpx.AsyncClient(
             timeout=httpx.Timeout(self.policy.timeout),
             headers={"User-Agent": self.policy.user_agent, "Accept-Encoding": "gzip, deflate"},
@@ -193,6 +201,8 @@ class BoardHttp:
                         chunks.append(chunk)
                 finally:
                     await response.aclose()
+        except HostDenied as exc:
+            raise SourceError(board, "host_denied", exc.reason, url=shown) from None
         except (TimeoutError, httpx.TimeoutException):
             raise SourceError(board, "timeout", "timed out", url=shown) from None
         except httpx.TooManyRedirects:

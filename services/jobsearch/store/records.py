@@ -7,7 +7,8 @@ from typing import Literal
 
 import msgspec
 
-from jobsearch.listing import Salary
+from jobsearch.jobs import Check, Step
+from jobsearch.listing import MergedListing, Salary
 
 Status = Literal["Saved", "Drafted", "Applied", "Screen", "Interview", "Offer", "Rejected", "Withdrawn"]
 # The tracker's fixed vocabulary, in the order an application moves through it.
@@ -114,3 +115,34 @@ class RunNumbers(msgspec.Struct, kw_only=True, frozen=True):
     listings_updated: int
     drafts: list[ProviderUsage]
     needs_review: int
+
+
+class StoredDraft(msgspec.Struct, kw_only=True, frozen=True):
+    """One row of `drafts`: a step's text from the pipeline (`origin` `pipeline`) or a person's
+    edit (`edit`). The newest row of a step is its current text."""
+
+    id: int
+    step: Step
+    text: str
+    provider: str
+    model: str
+    status: str
+    checks: list[Check]
+    origin: str
+    run_id: str | None
+    created_at: datetime
+
+    @property
+    def failed_checks(self) -> list[Check]:
+        """The checks that did not pass: why the draft needs review."""
+        return [c for c in self.checks if not c.passed]
+
+
+class ListingDetail(msgspec.Struct, kw_only=True, frozen=True):
+    """One listing in full: the merged listing, its status, notes and current draft of each step."""
+
+    listing: MergedListing
+    status: Status
+    status_at: datetime
+    notes: str
+    drafts: dict[Step, StoredDraft]

@@ -20,13 +20,15 @@ from typing import Any
 import msgspec
 
 from jobsearch.db import open_db
-from jobsearch.jobs import Draft
-from jobsearch.listing import MergedListing, Salary
+from jobsearch.jobs import STEPS, Check, Draft, Step
+from jobsearch.listing import MergedListing, Salary, SourceRef
 from jobsearch.store.errors import AmbiguousListing, InvalidStatus, UnknownListing
+from jobsearch.store.history import add_status, set_notes, set_status
+from jobsearch.store.readback import read_back_notes, read_back_status
 from jobsearch.store.records import (
     STATUSES,
-    Conflict,
     EditReport,
+    ListingDetail,
     ProviderUsage,
     RecordedExport,
     RunNumbers,
@@ -34,6 +36,7 @@ from jobsearch.store.records import (
     SheetEdit,
     Status,
     StatusSource,
+    StoredDraft,
     TrackerRow,
     parse_status,
 )
@@ -43,6 +46,7 @@ _JSON = msgspec.json.Encoder()
 _SALARY = msgspec.json.Decoder(Salary)
 _STRINGS = msgspec.json.Decoder(list[str])
 _SUMMARY = msgspec.json.Decoder(dict[str, Any])
+_CHECKS = msgspec.json.Decoder(list[Check])
 
 
 def utcnow() -> str:
@@ -131,7 +135,7 @@ class Store:
                     " :first_seen, :run_id, :run_id, :now, :status, :now)",
                     fields | {"first_seen": first_seen, "run_id": run_id, "now": now, "status": status},
                 )
-                _add_status(conn, listing.id, status, None, "pipeline", "found", run_id, now)
+                add_status(conn, listing.id, status, None, "pipeline", "found", run_id, now)
             else:
                 conn.execute(
                     "UPDATE listings SET title = :title, company = :company, url = :url,"
@@ -163,7 +167,7 @@ class Store:
                 )  # fmt: skip
                 added += cursor.rowcount
             if existing is not None and existing["status"] == "Saved" and added:
-                _set_status(conn, listing.id, "Drafted", "pipeline", "drafted", run_id, now)
+                set_status(conn, listing.id, "Drafted", "pipeline", "drafted", run_id, now)
         return RecordedExport(listing_id=listing.id, new=existing is None, drafts=added)
 
     # -- statuses and notes -----------------------------------------------------------------
@@ -203,7 +207,7 @@ class Store:
         if wanted is None:
             raise InvalidStatus(f"{status!r} is not a status; use one of: {', '.join(STATUSES)}")
         with self._write() as conn:
-            previous = _set_status(conn, listing_id, wanted, source, detail, None, utcnow())
+            previous = set_status(conn, listing_id, wanted, source, detail, None, utcnow())
         return previous, wanted
 
     def set_notes(self, listing_id: str, notes: str, *, source: str) -> None:
@@ -213,7 +217,7 @@ class Store:
             UnknownListing: no such listing.
         """
         with self._write() as conn:
-            _set_notes(conn, listing_id, notes, source, utcnow())
+            set_notes(conn, listing_id, notes, source, utcnow())
 
     def status_history(self, listing_id: str) -> list[dict[str, Any]]:
         """Every status the listing had, oldest first."""
@@ -232,6 +236,123 @@ class Store:
             if status is not None:
                 counts[status] += row["n"]
         return counts
+
+    # -- one listing in full: its text, sources and drafts (the review page) ----------------
+
+    def merged_listing(self, listing_id: str) -> MergedListing:
+        """The listing as the export recorded it, sources in order: what a re-draft is written from.
+
+        Raises:
+            UnknownListing: no such listing.
+        """
+        row = self.conn.execute("SELECT * FROM listings WHERE id = ?", (listing_id,)).fetchone()
+        if row is None:
+            raise UnknownListing(f"no listing has the id {listing_id!r}")
+        sources = self.conn.execute(
+            "SELECT * FROM listing_sources WHERE listing_id = ? ORDER BY rowid", (listing_id,)
+        )
+        return _merged_listing(row, sources)
+
+    def listing(self, listing_id: str) -> ListingDetail:
+        """One listing with its sources, status, notes and current drafts.
+
+        Raises:
+            UnknownListing: no such listing.
+        """
+        listing = self.merged_listing(listing_id)
+        row = self.conn.execute(
+            "SELECT status, status_at, notes FROM listings WHERE id = ?", (listing_id,)
+        ).fetchone()
+        return ListingDetail(
+            listing=listing,
+            status=parse_status(row["status"]) or "Saved",
+            status_at=datetime.fromisoformat(row["status_at"]),
+            notes=row["notes"],
+            drafts=self.current_drafts(listing_id),
+        )
+
+    def current_drafts(self, listing_id: str) -> dict[Step, StoredDraft]:
+        """The newest draft of each step (a person's edit, or the pipeline's latest)."""
+        return {d.step: d for d in self.draft_history(listing_id)}  # oldest first: the newest stays
+
+    def draft_history(self, listing_id: str) -> list[StoredDraft]:
+        """Every draft and edit of the listing, oldest first, with its checks."""
+        rows = self.conn.execute("SELECT * FROM drafts WHERE listing_id = ? ORDER BY id", (listing_id,))
+        return [_stored_draft(row) for row in rows]
+
+    def save_draft_edit(self, listing_id: str, step: Step, text: str) -> StoredDraft:
+        """Store a person's text for one step as the listing's newest draft (`origin` `edit`).
+
+        The history is kept; the next export carries the edit. It keeps the provider and model of
+        the draft it replaces (the text began there), is `ok` (a person has read it) and has no
+        checks (those judge a model's output).
+
+        Raises:
+            UnknownListing: no such listing.
+            ValueError: `step` is not a draft step.
+        """
+        if step not in STEPS:
+            raise ValueError(f"{step!r} is not a draft step ({', '.join(STEPS)})")
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM listings WHERE id = ?", (listing_id,)).fetchone() is None:
+                raise UnknownListing(f"no listing has the id {listing_id!r}")
+            previous = conn.execute(
+                "SELECT provider, model FROM drafts WHERE listing_id = ? AND step = ?"
+                " ORDER BY id DESC LIMIT 1",
+                (listing_id, step),
+            ).fetchone()
+            provider, model = (previous["provider"], previous["model"]) if previous else ("person", "")
+            cursor = conn.execute(
+                "INSERT INTO drafts (listing_id, step, text, provider, model, status, checks, origin,"
+                " created_at, recorded_at) VALUES (?, ?, ?, ?, ?, 'ok', '[]', 'edit', ?, ?)",
+                (listing_id, step, text, provider, model, utcnow(), utcnow_exact()),
+            )
+            row = conn.execute("SELECT * FROM drafts WHERE id = ?", (cursor.lastrowid,)).fetchone()
+        return _stored_draft(row)
+
+    # -- the listings table's lookups (the review page) -------------------------------------
+
+    def new_listing_ids(self, run_id: str | None = None) -> set[str]:
+        """The listings first found by `run_id` (default: the run that started last)."""
+        if run_id is None:
+            last = self.last_run()
+            if last is None:
+                return set()
+            run_id = last.run_id
+        rows = self.conn.execute("SELECT id FROM listings WHERE first_run_id = ?", (run_id,))
+        return {row["id"] for row in rows}
+
+    def boards(self) -> list[str]:
+        """Every board some listing came from."""
+        rows = self.conn.execute("SELECT DISTINCT board FROM listing_sources ORDER BY 1")
+        return [row["board"] for row in rows]
+
+    def boards_by_listing(self) -> dict[str, list[str]]:
+        """Each listing's boards, sorted."""
+        boards: dict[str, list[str]] = {}
+        for row in self.conn.execute("SELECT DISTINCT listing_id, board FROM listing_sources ORDER BY board"):
+            boards.setdefault(row["listing_id"], []).append(row["board"])
+        return boards
+
+    def needing_review(self) -> set[str]:
+        """The listings whose current draft of some step failed its checks twice."""
+        rows = self.conn.execute(
+            "SELECT d.listing_id FROM drafts d JOIN (SELECT listing_id, step, max(id) AS id FROM drafts"
+            " GROUP BY listing_id, step) c ON d.id = c.id WHERE d.status = 'needs_review'"
+        )
+        return {row["listing_id"] for row in rows}
+
+    def matching(self, text: str) -> set[str]:
+        """The listings whose title, company, description, notes or locations contain `text`
+        (case-insensitive for ASCII; `%` and `_` are taken literally)."""
+        pattern = "%" + text.strip().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self.conn.execute(
+            "SELECT id FROM listings WHERE title LIKE :p ESCAPE '\\' OR company LIKE :p ESCAPE '\\'"
+            " OR description LIKE :p ESCAPE '\\' OR notes LIKE :p ESCAPE '\\'"
+            " OR locations LIKE :p ESCAPE '\\'",
+            {"p": pattern},
+        )
+        return {row["id"] for row in rows}
 
     # -- the tracker ------------------------------------------------------------------------
 
@@ -299,8 +420,8 @@ class Store:
                         f"row {edit.row}: ID {edit.listing_id!r} is not in the database; row left out"
                     )
                     continue
-                _read_back_notes(conn, edit, listing, now, report)
-                _read_back_status(conn, edit, listing, tracker_mtime, now, report)
+                read_back_notes(conn, edit, listing, now, report)
+                read_back_status(conn, edit, listing, tracker_mtime, now, report)
         return report
 
     def remember_rendered(self, rows: Iterable[tuple[TrackerRow, str]]) -> None:
@@ -387,6 +508,48 @@ def _iso(value: date | None) -> str | None:
     return value.isoformat() if value else None
 
 
+def _merged_listing(row: sqlite3.Row, sources: Iterable[sqlite3.Row]) -> MergedListing:
+    return MergedListing(
+        id=row["id"],
+        title=row["title"],
+        company=row["company"],
+        url=row["url"],
+        locations=_STRINGS.decode(row["locations"]),
+        remote=None if row["remote"] is None else bool(row["remote"]),
+        employment_type=row["employment_type"],
+        salary=_SALARY.decode(row["salary"]) if row["salary"] else None,
+        posted_at=date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
+        description=row["description"],
+        department=row["department"],
+        sources=[
+            SourceRef(
+                board=s["board"],
+                source=s["source"],
+                external_id=s["external_id"],
+                url=s["url"],
+                posted_at=date.fromisoformat(s["posted_at"]) if s["posted_at"] else None,
+            )
+            for s in sources
+        ],
+        first_seen=datetime.fromisoformat(row["first_seen"]),
+    )
+
+
+def _stored_draft(row: sqlite3.Row) -> StoredDraft:
+    return StoredDraft(
+        id=row["id"],
+        step=row["step"],
+        text=row["text"],
+        provider=row["provider"],
+        model=row["model"],
+        status=row["status"],
+        checks=_CHECKS.decode(row["checks"]),
+        origin=row["origin"],
+        run_id=row["run_id"],
+        created_at=datetime.fromisoformat(row["created_at"]),
+    )
+
+
 def _listing_fields(listing: MergedListing) -> dict[str, Any]:
     return {
         "id": listing.id,
@@ -401,124 +564,3 @@ def _listing_fields(listing: MergedListing) -> dict[str, Any]:
         "description": listing.description,
         "department": listing.department,
     }
-
-
-def _add_status(  # noqa: PLR0917 - one argument per column of the history row
-    conn: sqlite3.Connection,
-    listing_id: str,
-    status: Status,
-    previous: str | None,
-    source: str,
-    detail: str,
-    run_id: str | None,
-    now: str,
-) -> None:
-    conn.execute(
-        "INSERT INTO status_history (listing_id, status, previous, source, detail, run_id, changed_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (listing_id, status, previous, source, detail, run_id, now),
-    )
-
-
-def _set_status(  # noqa: PLR0917 - one argument per column of the history row
-    conn: sqlite3.Connection,
-    listing_id: str,
-    status: Status,
-    source: str,
-    detail: str,
-    run_id: str | None,
-    now: str,
-) -> Status:
-    row = conn.execute("SELECT status FROM listings WHERE id = ?", (listing_id,)).fetchone()
-    if row is None:
-        raise UnknownListing(f"no listing has the id {listing_id!r}")
-    previous = parse_status(row["status"]) or "Saved"
-    if previous != status:
-        conn.execute("UPDATE listings SET status = ?, status_at = ? WHERE id = ?", (status, now, listing_id))
-        _add_status(conn, listing_id, status, previous, source, detail, run_id, now)
-    return previous
-
-
-def _set_notes(conn: sqlite3.Connection, listing_id: str, notes: str, source: str, now: str) -> None:
-    cursor = conn.execute(
-        "UPDATE listings SET notes = ?, notes_at = ? WHERE id = ?", (notes, now, listing_id)
-    )
-    if cursor.rowcount == 0:
-        raise UnknownListing(f"no listing has the id {listing_id!r}")
-    conn.execute(
-        "INSERT INTO notes_history (listing_id, notes, source, changed_at) VALUES (?, ?, ?, ?)",
-        (listing_id, notes, source, now),
-    )
-
-
-def _record_conflict(conn: sqlite3.Connection, conflict: Conflict, now: str, report: EditReport) -> None:
-    conn.execute(
-        "INSERT INTO conflicts (listing_id, field, tracker_value, db_value, kept, detected_at)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
-        (conflict.listing_id, conflict.field, conflict.tracker_value, conflict.db_value, conflict.kept, now),
-    )
-    report.conflicts.append(conflict)
-
-
-def _read_back_status(  # noqa: PLR0917 - the read-back's whole context, named once
-    conn: sqlite3.Connection,
-    edit: SheetEdit,
-    listing: sqlite3.Row,
-    tracker_mtime: datetime,
-    now: str,
-    report: EditReport,
-) -> None:
-    shown, in_db = listing["shown_status"], listing["status"]
-    if edit.status.strip() == "" or edit.status.strip() == shown:
-        return  # not edited (an emptied cell is not a status)
-    wanted = parse_status(edit.status)
-    if wanted is None:
-        report.problems.append(
-            f"row {edit.row} (ID {edit.listing_id}): status {edit.status!r} is not one of "
-            f"{', '.join(STATUSES)}; kept {in_db!r}"
-        )
-        return
-    if wanted in (in_db, shown):
-        return
-    if shown is None or in_db == shown:
-        _set_status(conn, edit.listing_id, wanted, "tracker", "edited in the tracker", None, now)
-        report.applied += 1
-        return
-    # Changed in both places since the last render: the newer wins, the other is kept and named.
-    db_time = datetime.fromisoformat(listing["status_at"])
-    kept = wanted if tracker_mtime >= db_time else parse_status(in_db) or "Saved"
-    conflict = Conflict(
-        listing_id=edit.listing_id, field="status", tracker_value=wanted, db_value=in_db, kept=kept
-    )
-    if kept == wanted:
-        _set_status(
-            conn, edit.listing_id, wanted, "tracker", f"conflict: the database had {in_db}", None, now
-        )
-    line = (
-        f"[{now[:16]} conflict] status was {wanted} in the tracker and {in_db} in the database; "
-        f"kept {kept} (the newer)"
-    )
-    notes = conn.execute("SELECT notes FROM listings WHERE id = ?", (edit.listing_id,)).fetchone()["notes"]
-    _set_notes(conn, edit.listing_id, f"{notes}\n{line}".strip(), "conflict", now)
-    _record_conflict(conn, conflict, now, report)
-
-
-def _read_back_notes(
-    conn: sqlite3.Connection, edit: SheetEdit, listing: sqlite3.Row, now: str, report: EditReport
-) -> None:
-    sheet, in_db = edit.notes, listing["notes"]
-    if listing["notes_cell"] is not None and sheet == listing["notes_cell"]:
-        return  # the cell is as we wrote it
-    if sheet == in_db:
-        return
-    if listing["shown_notes"] is None or in_db == listing["shown_notes"]:
-        _set_notes(conn, edit.listing_id, sheet, "tracker", now)
-        report.applied += 1
-        return
-    # Changed in the sheet and in the database since the last render: keep both texts.
-    merged = f"{sheet}\n[{now[:16]} conflict] the database's notes were:\n{in_db}"
-    conflict = Conflict(
-        listing_id=edit.listing_id, field="notes", tracker_value=sheet, db_value=in_db, kept="both"
-    )
-    _set_notes(conn, edit.listing_id, merged, "conflict", now)
-    _record_conflict(conn, conflict, now, report)

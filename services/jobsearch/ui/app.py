@@ -1,10 +1,10 @@
 """The review page (`jobsearch ui`): the listings, one listing's text beside its drafts, statuses.
 
 It reads the pipeline's SQLite (WAL: safe while a run writes) in worker threads, one connection
-per thread, and writes only through the state of record's API (`ReviewStore`), so the next
-export carries every change to the tracker. Re-drafting is a `jobsearch.draft` job submitted
-through jetjobs like any other client's; the draft lands through the export stage, and the
-page's drafts section, refreshed every few seconds, shows it.
+per thread, and reads and writes only through the state of record's public API
+(`jobsearch.store.Store`), so the next export carries every change to the tracker. Re-drafting
+is a `jobsearch.draft` job submitted through jetjobs like any other client's; the draft lands
+through the export stage, and the page's drafts section, refreshed every few seconds, shows it.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from jetjobs.ui import build_app, checked_form, templates
 from jobsearch.jobs import DRAFT, QUEUES, STEPS, DraftJob, Step
 from jobsearch.llm import PROVIDERS
 from jobsearch.profile import Profile
-from jobsearch.store import STATUSES, InvalidStatus, UnknownListing
-from jobsearch.ui.reviewstore import SORT_KEYS, Filters, ReviewStore
+from jobsearch.store import STATUSES, InvalidStatus, Store, UnknownListing
+from jobsearch.ui.table import SORT_KEYS, Filters, listing_rows
 
 T = TypeVar("T")
 HERE = Path(__file__).parent
@@ -62,15 +62,13 @@ class Review:
         self._limiter = anyio.CapacityLimiter(4)
         self._ledger: Ledger | None = None
 
-    def _store(self) -> ReviewStore:
-        store: ReviewStore | None = getattr(self._local, "store", None)
+    def _store(self) -> Store:
+        store: Store | None = getattr(self._local, "store", None)
         if store is None:
-            conn = ReviewStore.open(self.db_path).conn
-            store = ReviewStore(conn)
-            self._local.store = store
+            store = self._local.store = Store.open(self.db_path)
         return store
 
-    async def run(self, work: Callable[[ReviewStore], T]) -> T:
+    async def run(self, work: Callable[[Store], T]) -> T:
         """Run `work` with this thread's store in a worker thread (SQLite may wait for a writer)."""
         return await anyio.to_thread.run_sync(lambda: work(self._store()), limiter=self._limiter)
 
@@ -128,7 +126,7 @@ async def _table(request: Request, name: str) -> Response:
     filters = _filters(request)
     review = _review(request)
     (rows, total), boards, counts = await review.run(
-        lambda s: (s.listing_rows(filters), s.boards(), s.counts_by_status())
+        lambda s: (listing_rows(s, filters), s.boards(), s.counts_by_status())
     )
     query = {k: v for k, v in request.query_params.items() if k not in ("sort", "dir") and v}
     return _render(request, name, rows=rows, total=total, boards=boards, counts=counts, filters=filters,
@@ -224,11 +222,10 @@ async def redraft(request: Request) -> Response:
     if provider not in PROVIDERS:
         raise HTTPException(400, f"unknown provider {provider!r}; one of {', '.join(PROVIDERS)}")
     try:
-        detail = await review.run(lambda s: s.listing(listing_id))
+        merged = await review.run(lambda s: s.merged_listing(listing_id))
     except UnknownListing as exc:
         raise HTTPException(404, str(exc)) from None
-    job = DraftJob(run_id=f"review-{new_job_id()}", listing=detail.listing, profile=review.profile,
-                   provider=provider)  # fmt: skip
+    job = DraftJob(run_id=f"review-{new_job_id()}", listing=merged, profile=review.profile, provider=provider)
     submitted = await review.publisher.enqueue(DRAFT, job, queue=QUEUES["draft"])
     review.redrafts[listing_id] = (submitted.id, provider)
     return _back(listing_id, f"re-draft with {provider} submitted")

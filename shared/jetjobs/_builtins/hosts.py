@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import anyio
 
-from jetjobs._errors import Reject
-from jetjobs._settings import WebhookSettings
+from jetjobs._errors import ConfigError, Reject
+from jetjobs._settings import WebhookSettings, host_entry_problem
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -123,23 +123,58 @@ class HostList:
 
 @dataclass(frozen=True, slots=True)
 class HostPolicy:
-    """The allow and deny lists; `refusal` says why a target may not be called."""
+    """The allow and deny lists; `refusal` says why a target may not be called.
+
+    Public (`from jetjobs import HostPolicy`) for services whose jobs name URLs too: build one with
+    `parse` naming the service's own variables, then `check` before a request and `check_peer` on
+    the connected address (see jetjobs.builtins.outbound for both in one request).
+    """
 
     allow: HostList = HostList()
     deny: HostList = HostList()
+    # The variables a refusal names, so that its message says what to change.
+    allow_variable: str = "JETJOBS_WEBHOOK_ALLOW_HOSTS"
+    deny_variable: str = "JETJOBS_WEBHOOK_DENY_HOSTS"
 
     @classmethod
     def from_settings(cls, settings: WebhookSettings) -> HostPolicy:
         """The policy of JETJOBS_WEBHOOK_ALLOW_HOSTS and JETJOBS_WEBHOOK_DENY_HOSTS."""
         return cls(HostList.parse(settings.allow_hosts), HostList.parse(settings.deny_hosts))
 
+    @classmethod
+    def parse(
+        cls,
+        allow: Iterable[str] = (),
+        deny: Iterable[str] = (),
+        *,
+        allow_variable: str,
+        deny_variable: str = "the deny list",
+    ) -> HostPolicy:
+        """A policy from entries in the syntax of JETJOBS_WEBHOOK_ALLOW_HOSTS, read from the
+        variables named (which refusals and errors then name).
+
+        Raises:
+            ConfigError: an entry is not a host name, `*.domain`, `*`, address or network.
+        """
+        for variable, entries in ((allow_variable, allow), (deny_variable, deny)):
+            for entry in entries:
+                problem = host_entry_problem(entry)
+                if problem:
+                    raise ConfigError(f"{variable}: {problem}")
+        return cls(
+            HostList.parse(allow),
+            HostList.parse(deny),
+            allow_variable=allow_variable,
+            deny_variable=deny_variable,
+        )
+
     def refusal(self, host: str, addresses: Sequence[IPAddress]) -> str | None:
         """Why `host`, resolving to `addresses`, may not be called; None when it may."""
         if self.deny.names_host(host):
-            return f"host {host} is denied by JETJOBS_WEBHOOK_DENY_HOSTS"
+            return f"host {host} is denied by {self.deny_variable}"
         for address in addresses:
             if self.deny.holds(address):
-                return f"host {host} resolves to {address}, denied by JETJOBS_WEBHOOK_DENY_HOSTS"
+                return f"host {host} resolves to {address}, denied by {self.deny_variable}"
         if self.allow.names_host(host):
             return None
         if not addresses:
@@ -149,7 +184,7 @@ class HostPolicy:
             if kind is not None and not self.allow.holds(address):
                 return (
                     f"host {host} resolves to {address}, a {kind} address; "
-                    "allow it with JETJOBS_WEBHOOK_ALLOW_HOSTS if it is meant to be called"
+                    f"allow it with {self.allow_variable} if it is meant to be called"
                 )
         return None
 

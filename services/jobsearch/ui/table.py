@@ -1,0 +1,86 @@
+"""The review page's table of listings: its filters and order, over the state of record's public API.
+
+Everything it reads comes from `jobsearch.store.Store` (the tracker rows, each listing's boards,
+the listings new in the latest run, those whose drafts need review, a text search); what is here
+is only how the page filters and sorts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Literal
+
+import msgspec
+
+from jobsearch.store import STATUSES, Store, TrackerRow
+
+SortKey = Literal["found", "company", "title", "status", "posted", "location", "salary"]
+SORT_KEYS: tuple[SortKey, ...] = ("found", "company", "title", "status", "posted", "location", "salary")
+
+
+class ListingRow(msgspec.Struct, kw_only=True, frozen=True):
+    """A tracker row with what the table adds: its boards, whether it is new, whether a draft needs review."""
+
+    row: TrackerRow
+    boards: list[str]
+    new: bool
+    needs_review: bool
+
+
+class Filters(msgspec.Struct, kw_only=True, frozen=True):
+    """The table's filters and order (every field optional)."""
+
+    status: str = ""
+    company: str = ""
+    board: str = ""
+    found_since: date | None = None
+    text: str = ""
+    sort: SortKey = "found"
+    descending: bool = True
+
+
+def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[list[ListingRow], int]:
+    """The rows that pass `filters`, in their order (at most `limit`), and how many passed."""
+    boards = store.boards_by_listing()
+    new = store.new_listing_ids()
+    review = store.needing_review()
+    matching = store.matching(filters.text) if filters.text.strip() else None
+    rows = []
+    for row in store.tracker_rows():
+        listing_boards = boards.get(row.listing_id, [])
+        if (
+            (filters.status and row.status != filters.status)
+            or (filters.company and filters.company.casefold() not in row.company.casefold())
+            or (filters.board and filters.board not in listing_boards)
+            or (filters.found_since and row.found < filters.found_since)
+            or (matching is not None and row.listing_id not in matching)
+        ):
+            continue
+        rows.append(
+            ListingRow(
+                row=row,
+                boards=listing_boards,
+                new=row.listing_id in new,
+                needs_review=row.listing_id in review,
+            )
+        )
+    rows.sort(key=lambda r: _SORTS[filters.sort](r.row), reverse=filters.descending)
+    return rows[:limit], len(rows)
+
+
+def _salary_top(row: TrackerRow) -> float:
+    return (row.salary.max or row.salary.min or 0.0) if row.salary else 0.0
+
+
+_SORTS: dict[SortKey, Callable[[TrackerRow], tuple[object, ...]]] = {
+    "found": lambda r: (r.found, r.company.casefold()),
+    "company": lambda r: (r.company.casefold(), r.title.casefold()),
+    "title": lambda r: (r.title.casefold(), r.company.casefold()),
+    "status": lambda r: (STATUSES.index(r.status), r.company.casefold()),
+    "posted": lambda r: (r.posted_at or date.min, r.company.casefold()),
+    "location": lambda r: (", ".join(r.locations).casefold(), r.company.casefold()),
+    "salary": lambda r: (_salary_top(r), r.company.casefold()),
+}
+
+__all__ = ["SORT_KEYS", "Filters", "ListingRow", "listing_rows"]
