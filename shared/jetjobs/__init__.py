@@ -40,6 +40,7 @@ from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._joblog.replay import ReplayPlan, ReplayReport, plan_replay, replay
 from jetjobs._joblog.schedule import Schedule, Schedules
+from jetjobs._liveness.supervisor import live_workers
 from jetjobs._observability.log import configure_logging
 from jetjobs._observability.telemetry import setup_tracing, shutdown_tracing
 from jetjobs._runtime.app import App, JobContext
@@ -91,6 +92,7 @@ __all__ = [
     "WrongLastSequence",
     "cancel",
     "configure_logging",
+    "live_workers",
     "load_settings",
     "new_job_id",
     "open_connection",

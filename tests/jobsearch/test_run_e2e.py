@@ -243,3 +243,32 @@ def test_replay_of_the_draft_stage_redrafts_once_unless_told_again(tmp_path: Pat
     assert again.returncode == 0, again.stdout + again.stderr
     assert counts(data_dir) == (listings, 3 * drafts)
     assert f"drafts     {drafts} (offline/template-v1 {drafts})" in again.stdout
+
+
+@pytest.mark.timeout(120)
+async def test_a_run_without_services_says_which_stage_no_worker_serves(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    """`jobsearch run --no-services` with no stage service running anywhere does not wait in
+    silence: it names the queue that holds the search and the command that would serve it; a
+    SIGTERM then stops it cleanly."""
+    profile = profile_with(tmp_path)
+    process = await anyio.open_process(
+        [sys.executable, "-m", "jobsearch.cli", "run", "--profile", str(profile), "--no-services"],
+        env=dict(os.environ),
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    output = bytearray()
+    assert process.stdout is not None
+    with anyio.fail_after(60):
+        async for chunk in process.stdout:
+            output.extend(chunk)
+            if b"start `jobsearch serve fetch`" in output:
+                break
+    text = output.decode()
+    assert "jobs are queued on jobsearch-fetch and no live worker serves it" in text, text
+    process.send_signal(signal.SIGTERM)
+    with anyio.fail_after(30):
+        code = await process.wait()
+    assert code == 128 + signal.SIGTERM

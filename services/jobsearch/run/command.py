@@ -24,7 +24,16 @@ import msgspec
 import structlog
 from nats.aio.client import Client as NATS
 
-from jetjobs import Publisher, ReplayPlan, ReplayReport, Settings, StatusRecord, plan_replay, replay
+from jetjobs import (
+    Publisher,
+    ReplayPlan,
+    ReplayReport,
+    Settings,
+    StatusRecord,
+    live_workers,
+    plan_replay,
+    replay,
+)
 from jobsearch.jobs import (
     DRAFT,
     EXPORT,
@@ -41,7 +50,7 @@ from jobsearch.jobs import (
 from jobsearch.profile import ProfileError, load_profile
 from jobsearch.run.children import ServiceFailed, StageServices
 from jobsearch.run.display import Display
-from jobsearch.run.progress import Progress, follow_ledger, wait_drained
+from jobsearch.run.progress import Progress, follow_ledger, queues_idle, wait_drained
 from jobsearch.run.summary import CANNOT_RUN, WATCHED, RunSummary, format_summary, summarise
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store import Store
@@ -52,6 +61,8 @@ log = structlog.get_logger("jobsearch.run")
 # The job type each stage's queue runs, for `replay --stage`.
 STAGE_JOB: dict[Stage, str] = {"fetch": SOURCE, "dedupe": LISTING, "draft": DRAFT, "export": EXPORT}
 _TICK = 2.0
+# With --no-services, how often the run looks for a stage queue that waits and no worker serves.
+_UNSERVED_CHECK = 3.0
 
 
 def new_run_id() -> str:
@@ -142,6 +153,8 @@ class Orchestra:
                 async with services:
                     with display:
                         tg.start_soon(_refresh, display, self.progress)
+                        if self.args.no_services:
+                            tg.start_soon(self._warn_unserved, display)
                         await submit()
                         await _first(self._drain_and_render, services.failed.wait)
                         self.service_error = services.failure
@@ -156,6 +169,27 @@ class Orchestra:
         summary.tracker_error = self.tracker_error
         summary.service_error = self.service_error
         return summary
+
+    async def _warn_unserved(self, display: Display) -> None:
+        """Say once per stage when its queue holds jobs and no live worker serves it.
+
+        With `--no-services` the run relies on services started elsewhere; a missing one would
+        otherwise look like a run that hangs.
+        """
+        told: set[str] = set()
+        while len(told) < len(STAGES):
+            await anyio.sleep(_UNSERVED_CHECK)  # a periodic look, not a synchronisation
+            served = {queue for beat in await live_workers(self.nc, self.settings) for queue in beat.queues}
+            for stage in STAGES:
+                queue = QUEUES[stage]
+                if queue in served or queue in told:
+                    continue
+                if not await queues_idle(self.publisher.js, self.publisher, [queue]):
+                    display.note(
+                        f"waiting: jobs are queued on {queue} and no live worker serves it "
+                        f"(start `jobsearch serve {stage}`)"
+                    )
+                    told.add(queue)
 
     async def _drain_and_render(self) -> None:
         await wait_drained(self.publisher, self.progress, [QUEUES[stage] for stage in STAGES])
