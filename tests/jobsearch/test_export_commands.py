@@ -37,12 +37,13 @@ def test_mark_then_export_shows_the_status(data_dir: Path, capsys: pytest.Captur
 
 
 def test_mark_refuses_unknown_ids_and_statuses(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A wrong ID, an ambiguous prefix or a wrong status: exit 1 and a message saying what to fix."""
+    """A wrong ID (exit 1: not found), an ambiguous prefix or a wrong status (exit 2: bad input),
+    each with a message saying what to fix."""
     assert main(["mark", "nope", "applied"]) == 1
     assert "no listing has the id 'nope'" in capsys.readouterr().err
-    assert main(["mark", "L0000", "applied"]) == 1
+    assert main(["mark", "L0000", "applied"]) == 2
     assert "names several listings" in capsys.readouterr().err
-    assert main(["mark", "L00001", "hired"]) == 1
+    assert main(["mark", "L00001", "hired"]) == 2
     assert "use one of: Saved, Drafted" in capsys.readouterr().err
 
 

@@ -146,14 +146,18 @@ class HttpProvider(Provider):
         return default_failure(status, headers, reason)
 
     def error_message(self, data: Any, body: bytes) -> str:
-        """A short human reason from an error body (`error.message` where there is one)."""
+        """A short human reason from an error body (`error.message` where there is one).
+
+        Keys are scrubbed before the text is cut: a cut through an echoed key would leave a piece
+        of it that the scrubber no longer recognises.
+        """
         if isinstance(data, dict):
             error = data.get("error")
             if isinstance(error, dict) and isinstance(error.get("message"), str):
-                return str(error["message"])[:300]
+                return self.scrub(str(error["message"]))[:300]
             if isinstance(error, str):
-                return error[:300]
-        return body[:200].decode("utf-8", "replace")
+                return self.scrub(error)[:300]
+        return self.scrub(body[:4096].decode("utf-8", "replace"))[:200]
 
     async def complete(self, request: LlmRequest, model: str) -> Reply:
         url, headers, body = self.build(request, model)

@@ -19,7 +19,7 @@ from jobsearch.llm._transport import HttpProvider, Provider
 from jobsearch.llm.anthropic import Anthropic
 from jobsearch.llm.errors import AllProvidersFailed, LlmConfigError, ProviderError
 from jobsearch.llm.gemini import Gemini
-from jobsearch.llm.limits import ProviderLimits
+from jobsearch.llm.limits import Clock, ProviderLimits
 from jobsearch.llm.messages import Completion, LlmRequest, Material
 from jobsearch.llm.offline import Offline
 from jobsearch.llm.ollama import Ollama
@@ -42,7 +42,10 @@ USER_AGENT = "jobsearch-draft/0.1 (+https://github.com/; httpx)"
 class LlmClient:
     """The provider layer for one service: `async with LlmClient(settings) as llm: ...`."""
 
-    def __init__(self, settings: LlmSettings, *, http: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self, settings: LlmSettings, *, http: httpx.AsyncClient | None = None, clock: Clock | None = None
+    ) -> None:
+        """`http` replaces the client's own connection pool; `clock` the minute limits' clock (tests)."""
         self.settings = settings
         self._own_http = http is None
         self.http = http or httpx.AsyncClient(headers={"user-agent": USER_AGENT})
@@ -52,7 +55,10 @@ class LlmClient:
             if cls is None:
                 continue
             limits = ProviderLimits(
-                provider.concurrency, provider.requests_per_minute, provider.tokens_per_minute
+                provider.concurrency,
+                provider.requests_per_minute,
+                provider.tokens_per_minute,
+                clock=clock,
             )
             self.providers[name] = cls(provider, settings, self.http, limits)
 

@@ -121,6 +121,7 @@ class Orchestra:
 
     def __init__(self, args: argparse.Namespace, settings: Settings, nc: NATS, run_id: str) -> None:
         self.args = args
+        self.command: str = getattr(args, "command", None) or "run"  # `run` or `replay`
         self.settings = settings
         self.nc = nc
         self.run_id = run_id
@@ -299,6 +300,7 @@ async def _conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]],
         async with anyio.create_task_group() as tg:
             tg.start_soon(_stop_on_signal, tg.cancel_scope, stopped_by)
             summary = await orchestra.run(submit, sources=sources)
+            summary.command = orchestra.command
             tg.cancel_scope.cancel()
     except ServiceFailed as exc:
         print(f"jobsearch: a stage service did not start: {exc}", file=sys.stderr)

@@ -36,10 +36,18 @@ def counts_line(progress: PipelineProgress) -> str:
 class Display:
     """Shows a run's progress until closed; `note` prints a line above it (restarts, retries)."""
 
-    def __init__(self, progress: PipelineProgress, *, stream: TextIO | None = None, sources: int = 0) -> None:
+    def __init__(
+        self,
+        progress: PipelineProgress,
+        *,
+        stream: TextIO | None = None,
+        sources: int = 0,
+        console: Console | None = None,
+    ) -> None:
+        """Show `progress` on `stream` (default stdout), or on `console` when given (tests)."""
         self.progress = progress
-        self.stream = stream or sys.stdout
-        self.console = Console(file=self.stream, highlight=False)
+        self.console = console or Console(file=stream or sys.stdout, highlight=False)
+        self.stream = self.console.file
         self.sources = sources
         self.rich: Progress | None = None
         self._tasks: dict[str, object] = {}

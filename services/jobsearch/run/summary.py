@@ -22,6 +22,7 @@ class RunSummary(msgspec.Struct, kw_only=True):
 
     run_id: str
     seconds: float
+    command: str = "run"  # the command that ran: `run` or `replay` (heads the summary)
     sources_ok: int = 0
     sources_failed: list[str] = []
     listings_seen: int = 0
@@ -85,7 +86,7 @@ def summarise(
 def format_summary(summary: RunSummary) -> list[str]:
     """The lines printed at the end of a run."""
     verdict = "done" if summary.exit_code == OK else "finished with failures"
-    lines = [f"jobsearch run {summary.run_id}: {verdict} in {summary.seconds:.1f} s"]
+    lines = [f"jobsearch {summary.command} {summary.run_id}: {verdict} in {summary.seconds:.1f} s"]
     failed = f", {len(summary.sources_failed)} failed" if summary.sources_failed else ", 0 failed"
     lines.append(f"  sources    {summary.sources_ok} ok{failed}")
     lines.extend(f"               failed: {line}" for line in summary.sources_failed)

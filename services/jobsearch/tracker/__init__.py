@@ -14,7 +14,7 @@ import msgspec
 import structlog
 
 from jobsearch.store import Conflict, Store
-from jobsearch.tracker.csvfile import render_csv
+from jobsearch.tracker.csvfile import render_csv, write_csv
 from jobsearch.tracker.errors import TrackerChanged, TrackerError, TrackerLocked
 from jobsearch.tracker.files import check_not_open, file_state, render_lock, replace_atomically
 from jobsearch.tracker.workbook import UnreadableTracker, read_edits, render
@@ -26,6 +26,7 @@ __all__ = [
     "TrackerReport",
     "export_csv",
     "export_tracker",
+    "write_csv",
 ]
 
 log = structlog.get_logger("jobsearch.tracker")

@@ -5,13 +5,16 @@ a running pipeline) and the tracker file."""
 from __future__ import annotations
 
 import argparse
+import io
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
 from jobsearch.settings import load_pipeline_settings
-from jobsearch.store import STATUSES, Store, StoreError
-from jobsearch.tracker import TrackerError, TrackerReport, export_csv, export_tracker
+from jobsearch.store import STATUSES, Store, StoreError, UnknownListing
+from jobsearch.tracker import TrackerError, TrackerReport, export_csv, export_tracker, write_csv
 
 
 def _report_lines(report: TrackerReport) -> list[str]:
@@ -32,6 +35,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     paths = load_pipeline_settings()
     with Store.open(paths.db_path) as store:
         try:
+            if args.csv == "-":
+                return _csv_to_stdout(store)
             if args.csv is not None:
                 target = Path(args.csv) if args.csv else paths.tracker_path.with_suffix(".csv")
                 rows = export_csv(store, target)
@@ -43,6 +48,26 @@ def cmd_export(args: argparse.Namespace) -> int:
             return 1
     for line in _report_lines(report):
         print(line)
+    return 0
+
+
+def _csv_to_stdout(store: Store) -> int:
+    """`export --csv -`: the CSV on standard output (UTF-8, no BOM), the count on standard error."""
+    rows = store.tracker_rows()
+    text = io.StringIO(newline="")
+    write_csv(rows, text)
+    data = memoryview(text.getvalue().encode("utf-8"))
+    try:
+        sys.stdout.flush()
+        while data:  # a write cut short by a reader going away returns its count; the next raises
+            data = data[sys.stdout.buffer.write(data) :]
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:  # `jobsearch export --csv - | head`: the reader has what it wanted
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's own flush at exit stays quiet
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
+    print(f"csv: standard output ({len(rows)} listings)", file=sys.stderr)
     return 0
 
 
@@ -58,9 +83,12 @@ def cmd_mark(args: argparse.Namespace) -> int:
                     "SELECT notes FROM listings WHERE id = ?", (listing_id,)
                 ).fetchone()["notes"]
                 store.set_notes(listing_id, f"{current}\n{args.note}".strip(), source="mark")
-        except StoreError as exc:
+        except UnknownListing as exc:  # not found: 1, as `jetjobs status ID` for an unknown job
             print(f"jobsearch mark: {exc}", file=sys.stderr)
             return 1
+        except StoreError as exc:  # an ambiguous prefix or a status outside the list: bad input
+            print(f"jobsearch mark: {exc}", file=sys.stderr)
+            return 2
     print(f"{listing_id}: {previous} -> {status} (the tracker shows it at the next export)")
     return 0
 
@@ -107,7 +135,7 @@ def add_tracker_commands(sub: Any) -> None:
         nargs="?",
         const="",
         metavar="PATH",
-        help="write CSV instead (default path: the tracker's, ending .csv)",
+        help="write CSV instead (default path: the tracker's, ending .csv; - for standard output)",
     )
     p.set_defaults(func=None, local=cmd_export)
     p = sub.add_parser(

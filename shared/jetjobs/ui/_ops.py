@@ -168,8 +168,8 @@ async def requeue_all(request: Request) -> Response:
     """Requeue every dead letter, or those of one type (after confirmation)."""
     form = await request.form()
     job_type = str(form.get("type") or "")
-    which = f"of type {job_type}" if job_type else ""
-    _, page = await _confirm(request, f"Requeue every dead letter {which}? Each runs again.")
+    which = f" of type {job_type}" if job_type else ""
+    _, page = await _confirm(request, f"Requeue every dead letter{which}? Each runs again.")
     if page:
         return page
     dead = await _ops(request).dead_letters()

@@ -1,0 +1,164 @@
+"""The review page's filters (status, company, date found) and a needs-review draft's reasons, in Chromium."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import msgspec
+import pytest
+from playwright.async_api import Page, expect
+
+from jetjobs import Settings
+from jobsearch.jobs import Check
+from jobsearch.store import Store
+from tests.ui.listings import drafts, listing
+from tests.ui.server import page_env, serving
+
+pytestmark = [pytest.mark.anyio, pytest.mark.integration, pytest.mark.browser, pytest.mark.timeout(90)]
+
+NOON = datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)
+REASONS = [
+    "employers: names an employer not in the profile: Umbrella Corp",
+    "length: 412 words; at most 350",
+]
+
+
+def found(days_ago: int) -> date:
+    """The date found of a listing first seen `days_ago` days before today (UTC)."""
+    return (NOON - timedelta(days=days_ago)).date()
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """Five listings found 0, 3, 3, 10 and 20 days ago, in four statuses; Initech's letter needs review.
+
+    | id    | company        | found    | status    |
+    |-------|----------------|----------|-----------|
+    | L0001 | Acme Robotics  | today    | Drafted   |
+    | L0002 | Globex         | 3 days   | Applied   |
+    | L0003 | ACME Analytics | 3 days   | Interview |
+    | L0004 | Initech        | 10 days  | Drafted   |
+    | L0005 | Hooli          | 20 days  | Applied   |
+    """
+    path = tmp_path / "jobsearch.sqlite"
+    rows = [
+        (1, "Platform Engineer", "Acme Robotics", 0, None),
+        (2, "Site Reliability Engineer", "Globex", 3, "Applied"),
+        (3, "Data Engineer", "ACME Analytics", 3, "Interview"),
+        (4, "Backend Engineer", "Initech", 10, None),
+        (5, "Staff Engineer", "Hooli", 20, "Applied"),
+    ]
+    with Store.open(path) as store:
+        store.start_run("run-1", profile="profile.toml")
+        for n, title, company, days_ago, status in rows:
+            item = listing(n, title=title, company=company)
+            item = msgspec.structs.replace(item, first_seen=NOON - timedelta(days=days_ago))
+            written = drafts(company)
+            if company == "Initech":
+                checks = [Check(name="tone", passed=True)] + [
+                    Check(name=r.split(": ", 1)[0], passed=False, detail=r.split(": ", 1)[1]) for r in REASONS
+                ]
+                written[0] = msgspec.structs.replace(written[0], status="needs_review", checks=checks)
+            store.record_export(run_id="run-1", job_id=f"run-1-export-{n}", listing=item, drafts=written)
+            if status is not None:
+                store.set_status(item.id, status, source="cli")
+    return path
+
+
+def page_args(db_path: Path) -> list[str]:
+    """`jobsearch ui` on any free port over `db_path`."""
+    return ["ui", "--port", "0", "--db", str(db_path)]
+
+
+async def shown(page: Page) -> list[str]:
+    """The listing ids of the table's rows, in order."""
+    rows = page.locator("#listing-table tbody tr")
+    return [str(await rows.nth(i).get_attribute("data-listing")) for i in range(await rows.count())]
+
+
+async def expect_rows(page: Page, ids: list[str]) -> None:
+    """Wait until the table shows exactly the listings `ids`, and says it shows that many."""
+    rows = page.locator("#listing-table tbody tr")
+    await expect(rows).to_have_count(len(ids))
+    await expect(page.locator("#listings p.small")).to_contain_text(f"{len(ids)} of {len(ids)} listing(s)")
+    assert sorted(await shown(page)) == sorted(ids)
+
+
+async def test_status_company_and_date_filters_each_narrow_the_table(
+    page: Page, settings: Settings, db_path: Path
+) -> None:
+    """Each filter, set through the form, leaves exactly the rows it names; together they intersect;
+    the table's refresh keeps them; "Clear" shows every row again."""
+    async with serving(
+        "jobsearch.cli", ["ui", "--port", "0", "--db", str(db_path)], page_env(settings)
+    ) as url:
+        await page.goto(url)
+        await expect_rows(page, ["L0001", "L0002", "L0003", "L0004", "L0005"])
+
+        await page.locator("select[name=status]").select_option("Applied")
+        await page.get_by_role("button", name="Filter").click()
+        await expect_rows(page, ["L0002", "L0005"])
+        await expect(page.locator("#listing-table td.status")).to_have_text(["Applied", "Applied"])
+
+        await page.locator("select[name=status]").select_option("")
+        await page.locator("input[name=company]").fill("acme")  # any case, any part of the name
+        await page.get_by_role("button", name="Filter").click()
+        await expect_rows(page, ["L0001", "L0003"])
+
+        await page.locator("input[name=company]").fill("")
+        await page.locator("input[name=since]").fill(found(3).isoformat())  # the day itself counts
+        await page.get_by_role("button", name="Filter").click()
+        await expect_rows(page, ["L0001", "L0002", "L0003"])
+        await expect(page.locator("#listing-table tbody tr td:first-child")).to_have_text(
+            [re.compile(f"^{found(0)}"), re.compile(f"^{found(3)}"), re.compile(f"^{found(3)}")]
+        )
+
+        await page.locator("input[name=since]").fill(found(10).isoformat())
+        await page.locator("select[name=status]").select_option("Drafted")
+        await page.get_by_role("button", name="Filter").click()
+        await expect_rows(page, ["L0001", "L0004"])
+        assert "status=Drafted" in page.url
+        assert f"since={found(10)}" in page.url
+
+        # The table refreshes itself every 3 s with the same filters.
+        table = page.locator("#listings")
+        await expect(table).to_have_attribute("data-refreshed-at", re.compile(r"\d"), timeout=15_000)
+        await expect_rows(page, ["L0001", "L0004"])
+
+        await page.locator("select[name=status]").select_option("Offer")
+        await page.get_by_role("button", name="Filter").click()
+        await expect(page.locator("#listings .empty")).to_have_text("No listing matches these filters.")
+
+        await page.get_by_role("link", name="Clear").click()
+        await expect_rows(page, ["L0001", "L0002", "L0003", "L0004", "L0005"])
+    assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+async def test_needs_review_draft_shows_its_reasons_on_the_listing_page(
+    page: Page, settings: Settings, db_path: Path
+) -> None:
+    """Initech's letter was stored `needs_review` with two failed checks: the table marks the row, and
+    the listing page shows the badge and both reasons beside that draft (and none beside the note)."""
+    async with serving(
+        "jobsearch.cli", ["ui", "--port", "0", "--db", str(db_path)], page_env(settings)
+    ) as url:
+        await page.goto(url)
+        await expect(page.locator('tr[data-listing="L0004"] .badge.review')).to_have_text("needs review")
+        await expect(page.locator(".badge.review")).to_have_count(1)
+
+        await page.locator('tr[data-listing="L0004"] a.title').click()
+        await expect(page.locator("#title")).to_contain_text("Backend Engineer")
+        letter = page.locator('form.draft[data-step="cover_letter"]')
+        await expect(letter.locator(".badge.review")).to_have_text("needs review")
+        await expect(page.locator("#checks-cover_letter li.fail")).to_have_text([f"✗ {r}" for r in REASONS])
+        await expect(page.locator("#checks-cover_letter li.pass")).to_have_text(["✓ tone"])
+        await expect(page.locator("#checks-connection_note")).to_have_count(0)
+        note = page.locator('form.draft[data-step="connection_note"]')
+        await expect(note.locator(".badge.review")).to_have_count(0)
+
+        await page.goto(f"{url}listings/L0001")  # a listing whose drafts passed: no reasons at all
+        await expect(page.locator("#title")).to_contain_text("Platform Engineer")
+        await expect(page.locator("ul.checks")).to_have_count(0)
+    assert page.dialogs == []  # type: ignore[attr-defined]
