@@ -122,7 +122,6 @@ def test_summary_is_headed_by_the_command() -> None:
     assert format_summary(replayed)[0] == "jobsearch replay r2: done in 2.5 s"
 
 
-@pytest.mark.anyio
 @pytest.mark.integration
 @pytest.mark.parametrize(
     ("argv", "heading"),

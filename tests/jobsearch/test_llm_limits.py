@@ -9,8 +9,6 @@ from jobsearch.llm import LlmClient, load_llm_settings
 from jobsearch.llm.limits import ProviderLimits, TokenBucket
 from tests.jobsearch.provider_servers import ProviderServer
 
-pytestmark = pytest.mark.anyio
-
 
 class ManualClock:
     """A clock that moves only when the test calls `advance`; it records what its sleepers asked for."""

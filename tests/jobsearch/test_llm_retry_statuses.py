@@ -9,8 +9,6 @@ import pytest
 from jobsearch.llm import AllProvidersFailed, LlmClient, ProviderDown, load_llm_settings
 from tests.jobsearch.provider_servers import LETTER, Fault, ProviderServer
 
-pytestmark = pytest.mark.anyio
-
 
 def error_body(provider: str, status: int, message: str) -> Any:
     """An error body in the provider's own documented shape."""

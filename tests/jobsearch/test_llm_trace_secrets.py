@@ -12,7 +12,8 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from jetjobs import App, Publisher, Settings, telemetry
+from jetjobs import App, Publisher, Settings
+from jetjobs._observability import telemetry
 from jobsearch import draft as draft_stage
 from jobsearch.jobs import DRAFT, QUEUES, DraftJob
 from jobsearch.listing import MergedListing
@@ -62,7 +63,6 @@ def echoing(provider: str, status: int, key: str, padding: int = 0) -> Fault:
     return Fault(status, {"error": {"message": message, "type": "invalid_request_error"}})
 
 
-@pytest.mark.anyio
 @pytest.mark.integration
 async def test_a_key_echoed_by_a_provider_is_in_no_span(
     *,
@@ -136,7 +136,6 @@ def test_the_leak_detector_finds_a_cut_key() -> None:
     assert leaks("HTTP 401: Incorrect API key provided: [redacted]") == []
 
 
-@pytest.mark.anyio
 async def test_a_key_cut_by_the_message_limit_is_still_scrubbed(providers: ProviderServer) -> None:
     """An error message cut at 300 characters through the echoed key: the error keeps no piece of it."""
     providers.fail("deepseek", echoing("deepseek", 401, KEYS["deepseek"], padding=260))

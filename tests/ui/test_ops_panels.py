@@ -10,16 +10,15 @@ from nats.aio.client import Client as NATS
 from playwright.async_api import Page, expect
 
 from jetjobs import Publisher, Settings
-from jetjobs.deadletter import DeadLetters
-from jetjobs.ledger import Ledger
-from jetjobs.topology import Topology
-from jetjobs.ui.overview import Throughput
+from jetjobs._joblog.dead_letters import DeadLetters
+from jetjobs._joblog.ledger import Ledger
+from jetjobs._transport.topology import Topology
+from jetjobs.ui._overview import Throughput
 from tests.apps import app as test_app
 from tests.support import running_worker, status_of
 from tests.ui.server import page_env, serving
 
 
-@pytest.mark.anyio
 @pytest.mark.integration
 @pytest.mark.browser
 @pytest.mark.timeout(90)
@@ -46,7 +45,7 @@ async def test_queues_panel_shows_a_consumers_pending_ack_pending_and_redelivere
     info = await js.consumer_info(topology.jobs_stream, consumer)
     assert (info.num_pending, info.num_ack_pending, info.num_redelivered) == (2, 3, 1)
 
-    async with serving("jetjobs.cli", ["ui", "--port", "0"], page_env(settings)) as url:
+    async with serving("jetjobs", ["ui", "--port", "0"], page_env(settings)) as url:
         await page.goto(url)
         row = page.locator(f'#queues tr[data-consumer="{consumer}"]')
         await expect(row).to_contain_text("ops-held")
@@ -64,7 +63,6 @@ async def test_queues_panel_shows_a_consumers_pending_ack_pending_and_redelivere
     await pull.unsubscribe()
 
 
-@pytest.mark.anyio
 @pytest.mark.integration
 @pytest.mark.browser
 @pytest.mark.timeout(90)
@@ -73,7 +71,7 @@ async def test_throughput_panel_shows_settled_jobs_after_jobs_ran(
 ) -> None:
     """Before any job ran the panel's rate row reads 0 settled; after a worker ran six jobs a later
     sample shows them submitted and settled (rates a minute, from the page's own samples)."""
-    async with serving("jetjobs.cli", ["ui", "--port", "0"], page_env(settings)) as url:
+    async with serving("jetjobs", ["ui", "--port", "0"], page_env(settings)) as url:
         await page.goto(url)
         first = page.locator("#throughput table.rates tbody tr").first
         await expect(first).to_be_visible(timeout=30_000)  # the page's second sample (every 5 s)
@@ -92,7 +90,6 @@ async def test_throughput_panel_shows_settled_jobs_after_jobs_ran(
         assert int(await bars.get_attribute("data-w") or 0) > 0
 
 
-@pytest.mark.anyio
 @pytest.mark.integration
 async def test_throughput_counts_each_settled_delivery_once(nc: NATS, settings: Settings) -> None:
     """Between two samples: five deliveries acked on one consumer; on another, one delivery nakked
@@ -128,7 +125,6 @@ async def test_throughput_counts_each_settled_delivery_once(nc: NATS, settings: 
     await b.unsubscribe()
 
 
-@pytest.mark.anyio
 @pytest.mark.integration
 @pytest.mark.browser
 @pytest.mark.timeout(90)
@@ -145,7 +141,7 @@ async def test_requeue_all_requeues_every_dead_letter_after_confirmation(
     # The worker has stopped: requeued jobs stay in the queue for the page to count.
 
     env = page_env(settings)
-    async with serving("jetjobs.cli", ["ui", "--port", "0", "--allow-actions"], env) as url:
+    async with serving("jetjobs", ["ui", "--port", "0", "--allow-actions"], env) as url:
         await page.goto(url)
         for job_id in ids:
             await expect(page.locator(f'tr[data-dead="{job_id}"]')).to_be_visible()

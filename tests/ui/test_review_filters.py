@@ -16,7 +16,7 @@ from jobsearch.store import Store
 from tests.ui.listings import drafts, listing
 from tests.ui.server import page_env, serving
 
-pytestmark = [pytest.mark.anyio, pytest.mark.integration, pytest.mark.browser, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.integration, pytest.mark.browser, pytest.mark.timeout(90)]
 
 NOON = datetime.now(UTC).replace(hour=12, minute=0, second=0, microsecond=0)
 REASONS = [
