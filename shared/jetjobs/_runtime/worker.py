@@ -89,8 +89,8 @@ class Worker:
         # One of each per worker process, shared by the publisher handed to handlers, the ledger,
         # the executor and the supervisor: one reply subscription for every ledger request.
         self.topology = Topology(settings)
-        self.requester = Requester(nc)
         self.outbound = Outbound(nc)
+        self.requester = Requester(nc, outbound=self.outbound)
         self.publisher = Publisher(nc, settings, topology=self.topology, requester=self.requester)
         self.lease = LeaseKeeper(settings.ack_wait)
         weights: dict[Priority, int] = {

@@ -1,13 +1,15 @@
-"""Fire-and-forget publishes of the worker's own connection (acks, job events), below nats-py.
+"""Publishes nobody awaits (acks, job events, ledger requests), below nats-py's `publish`.
 
 `Client.publish` is a coroutine that validates the subject, builds the command, creates a future
 and queues it for the flusher task: several microseconds for each ack and each job event, two per
-job. These messages need none of it: the subject is the server's own reply subject or one of ours,
-there are no headers, and nobody waits for them. `Outbound.publish` appends the `PUB` command to
+job, and again for each ledger request. The worker needs none of it: the subject is the server's
+own reply subject or one of ours, and the publish itself is never awaited (a request's reply is,
+through jetjobs._transport.requests). `Outbound.publish` appends the `PUB` command to
 the connection's pending buffer, exactly as `Client.publish` does, and wakes nats-py's flusher once
 per event-loop pass, so a burst of acks and events leaves in one write.
 
-It uses three internals of nats-py's `Client` (`_pending`, `_pending_data_size`, `_flush_queue`);
+It uses four internals of nats-py's `Client` (`_pending`, `_pending_data_size`, `_flush_queue`,
+`_max_pending_size`);
 `tests/integration/test_outbound.py` fails if they change. While the connection is being
 re-established the command waits in the same buffer as nats-py's own publishes, and is sent on
 reconnect (an ack sent then may be for a delivery the server has forgotten: harmless).
@@ -16,31 +18,62 @@ reconnect (an ack sent then may be for a delivery the server has forgotten: harm
 from __future__ import annotations
 
 import asyncio
+import re
+from collections.abc import Mapping
 
 import nats.errors
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
 _ACK = b"+ACK"
+_HEADER_KEY = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # as nats-py checks a header key
+_NOT_IN_SUBJECT = re.compile(r"\s")
+_NEWLINES = str.maketrans({"\r": " ", "\n": " "})
 
 
 class Outbound:
-    """Core-NATS publishes without headers or replies, buffered on one nats-py connection."""
+    """Core-NATS publishes nobody awaits, buffered on one nats-py connection."""
 
     def __init__(self, nc: NATS) -> None:
         self.nc = nc
         self._kick_pending = False
 
-    def publish(self, subject: str, payload: bytes = b"") -> None:
+    def publish(
+        self, subject: str, payload: bytes = b"", *, reply: str = "", headers: Mapping[str, str] | None = None
+    ) -> None:
         """Queue a message for `subject` (sent within this event-loop pass).
+
+        Headers are encoded as nats-py encodes them (a key must be a header token; line breaks in
+        a value become spaces).
 
         Raises:
             nats.errors.ConnectionClosedError: the connection is closed for good.
+            nats.errors.OutboundBufferLimitError: disconnected, and the buffer is full.
+            nats.errors.BadSubjectError: an empty subject, or whitespace in the subject or reply.
+            nats.errors.BadHeaderError: a header key that is not a token.
         """
         nc = self.nc
         if nc.is_closed:
             raise nats.errors.ConnectionClosedError
-        command = b"PUB %s %d\r\n%s\r\n" % (subject.encode(), len(payload), payload)
+        # Whitespace would end the subject early and let the rest pass as protocol commands.
+        if not subject or _NOT_IN_SUBJECT.search(subject) or (reply and _NOT_IN_SUBJECT.search(reply)):
+            raise nats.errors.BadSubjectError
+        if headers:
+            block = b"NATS/1.0\r\n" + b"".join(_header_line(k, v) for k, v in headers.items()) + b"\r\n"
+            command = b"HPUB %s %s %d %d\r\n%s%s\r\n" % (
+                subject.encode(),
+                reply.encode(),
+                len(block),
+                len(block) + len(payload),
+                block,
+                payload,
+            )
+        elif reply:
+            command = b"PUB %s %s %d\r\n%s\r\n" % (subject.encode(), reply.encode(), len(payload), payload)
+        else:
+            command = b"PUB %s %d\r\n%s\r\n" % (subject.encode(), len(payload), payload)
+        if not nc.is_connected and nc._pending_data_size + len(command) > nc._max_pending_size:
+            raise nats.errors.OutboundBufferLimitError
         nc._pending.append(command)
         nc._pending_data_size += len(command)
         nc.stats["out_msgs"] += 1
@@ -60,3 +93,10 @@ class Outbound:
         queue = self.nc._flush_queue
         if queue is not None and queue.empty() and self.nc.is_connected:
             queue.put_nowait(asyncio.get_running_loop().create_future())
+
+
+def _header_line(key: str, value: str) -> bytes:
+    key = key.strip()
+    if not _HEADER_KEY.fullmatch(key):
+        raise nats.errors.BadHeaderError(key)
+    return b"%s: %s\r\n" % (key.encode(), value.strip().translate(_NEWLINES).encode())

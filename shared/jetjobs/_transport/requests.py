@@ -19,6 +19,7 @@ from nats.aio.msg import Msg
 
 from jetjobs._errors import JetJobsError
 from jetjobs._transport.inbox import subscribe_direct
+from jetjobs._transport.outbound import Outbound
 
 
 class StreamError(JetJobsError):
@@ -60,9 +61,10 @@ _WRONG_LAST_SEQUENCE = (10071, 10164)
 class Requester:
     """Many concurrent JetStream requests over one connection and one reply subscription."""
 
-    def __init__(self, nc: NATS, *, timeout: float = 5.0) -> None:
+    def __init__(self, nc: NATS, *, timeout: float = 5.0, outbound: Outbound | None = None) -> None:
         self.nc = nc
         self.timeout = timeout
+        self.outbound = outbound or Outbound(nc)
         self._prefix = ""
         self._tokens = itertools.count()
         self._waiting: dict[str, tuple[asyncio.Future[Msg], float]] = {}
@@ -105,7 +107,7 @@ class Requester:
         future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
         self._waiting[reply] = (future, time.monotonic() + self.timeout)
         try:
-            await self.nc.publish(subject, data, reply=reply, headers=headers)
+            self.outbound.publish(subject, data, reply=reply, headers=headers)
         except BaseException:
             self._waiting.pop(reply, None)
             raise
@@ -148,7 +150,7 @@ class Requester:
         self._collecting[token] = collected
         body = _BATCH_GET_ENCODER.encode(_BatchGet(multi_last=subjects, batch=len(subjects)))
         try:
-            await self.nc.publish(f"$JS.API.DIRECT.GET.{stream}", body, reply=token)
+            self.outbound.publish(f"$JS.API.DIRECT.GET.{stream}", body, reply=token)
         except BaseException:
             self._waiting.pop(token, None)
             self._collecting.pop(token, None)
