@@ -116,7 +116,14 @@ def enabled() -> bool:
 
 
 def _tracer() -> trace.Tracer:
-    return trace.get_tracer("jetjobs")
+    # One tracer per provider: `get_tracer` builds a new one (and its scope) on every call.
+    global _tracer_of  # noqa: PLW0603 - a cache of the process-wide provider's tracer
+    if _tracer_of is None or _tracer_of[0] is not _provider:
+        _tracer_of = (_provider, trace.get_tracer("jetjobs"))
+    return _tracer_of[1]
+
+
+_tracer_of: tuple[Any, trace.Tracer] | None = None
 
 
 @contextlib.contextmanager
@@ -127,19 +134,20 @@ def producer_span(subject: str, job: Any, headers: dict[str, str]) -> Iterator[N
         headers.update(_current_trace_headers())
         yield
         return
-    attributes = {
-        "messaging.system": "nats",
-        "messaging.operation.type": "send",
-        "messaging.operation.name": "publish",
-        "messaging.destination.name": subject,
-        "messaging.message.id": job.msg_id,
-        "jetjobs.job.id": job.id,
-        "jetjobs.job.type": job.type,
-        "jetjobs.job.priority": job.priority,
-    }
-    with _tracer().start_as_current_span(
-        f"publish {job.type}", kind=SpanKind.PRODUCER, attributes=attributes
-    ):
+    with _tracer().start_as_current_span(f"publish {job.type}", kind=SpanKind.PRODUCER) as span:
+        if span.is_recording():  # attributes only for a sampled trace
+            span.set_attributes(
+                {
+                    "messaging.system": "nats",
+                    "messaging.operation.type": "send",
+                    "messaging.operation.name": "publish",
+                    "messaging.destination.name": subject,
+                    "messaging.message.id": job.msg_id,
+                    "jetjobs.job.id": job.id,
+                    "jetjobs.job.type": job.type,
+                    "jetjobs.job.priority": job.priority,
+                }
+            )
         propagate.inject(headers)
         yield
 
@@ -154,9 +162,13 @@ def _current_trace_headers() -> dict[str, str]:
 
 @contextlib.contextmanager
 def consumer_span(
-    msg_subject: str, headers: Mapping[str, str], attributes: Callable[[], dict[str, Any]]
+    msg_subject: str, headers: Mapping[str, str], job_type: str, attributes: Callable[[], dict[str, Any]]
 ) -> Iterator[Span | None]:
-    """Around a handler: a CONSUMER span, child of the producer span carried in `headers`."""
+    """Around a handler: a CONSUMER span, child of the producer span carried in `headers`.
+
+    `attributes()` is called only for a sampled trace (OTEL_TRACES_SAMPLER, e.g.
+    `parentbased_traceidratio`): a job whose trace is not sampled costs a non-recording span.
+    """
     carried = {k: v for k in _TRACE_HEADERS if (v := headers.get(k))}
     if not enabled():
         token = _passthrough.set(carried)
@@ -166,22 +178,23 @@ def consumer_span(
             _passthrough.reset(token)
         return
     parent = propagate.extract(carried)
-    all_attributes = {
-        "messaging.system": "nats",
-        "messaging.operation.type": "process",
-        "messaging.operation.name": "process",
-        "messaging.destination.name": msg_subject,
-        **attributes(),
-    }
-    name = f"process {all_attributes.get('jetjobs.job.type', msg_subject)}"
     with _tracer().start_as_current_span(
-        name,
+        f"process {job_type}",
         context=parent,
         kind=SpanKind.CONSUMER,
-        attributes=all_attributes,
         record_exception=False,
         set_status_on_exception=False,
     ) as span:
+        if span.is_recording():
+            span.set_attributes(
+                {
+                    "messaging.system": "nats",
+                    "messaging.operation.type": "process",
+                    "messaging.operation.name": "process",
+                    "messaging.destination.name": msg_subject,
+                    **attributes(),
+                }
+            )
         yield span
 
 

@@ -8,6 +8,7 @@ a job, an attempt and a revision passed separately.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from nats.aio.msg import Msg
@@ -30,6 +31,7 @@ class Delivery:
     msg: Msg
     seq: int  # the JOBS stream sequence of the message
     count: int  # JetStream's delivery count (1 for a first delivery)
+    received_at: float  # Unix time, seconds
     job: Job | None = None
     invalid: str = ""
     reads: Reads | None = None  # the burst's ledger entries, asked for when it arrived
@@ -40,7 +42,7 @@ class Delivery:
     def arrive(cls, msg: Msg, max_job_bytes: int) -> Delivery:
         """Decode and validate a message's envelope (size, JSON, schema); never raises."""
         metadata = msg.metadata
-        delivery = cls(msg, metadata.sequence.stream, metadata.num_delivered)
+        delivery = cls(msg, metadata.sequence.stream, metadata.num_delivered, time.time())
         try:
             if len(msg.data) > max_job_bytes:
                 raise InvalidJob(f"job is {len(msg.data)} bytes; the limit is {max_job_bytes}")

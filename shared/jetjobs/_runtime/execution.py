@@ -188,7 +188,7 @@ class Executor:
                 "jetjobs.job.type": job.type,
             }
 
-        with telemetry.consumer_span(msg.subject, headers, span_attributes):
+        with telemetry.consumer_span(msg.subject, headers, job.type, span_attributes):
             # Bound for every log line of this job, the handler's own included. (Tokens, not
             # `bound_contextvars`, which scans the whole context twice per job.)
             tokens = structlog.contextvars.bind_contextvars(
@@ -407,6 +407,8 @@ class Executor:
             worker_id=self.worker_id,
             publisher=self.publisher,
             headers=dict(d.msg.headers or {}),
+            stored_at=d.msg.metadata.timestamp.timestamp(),
+            received_at=d.received_at,
         )
         self.running[job.id] = ctx
         if job.id in self._cancels:  # the cancel arrived between the claim and now
