@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import signal
 import time
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from nats.aio.client import Client as NATS
 from nats.js import api
 
 from benchmarks.harness import ROOT, Counter, cpu_seconds, peak_rss_mb
-from jetjobs import Publisher, Settings
+from jetjobs import Job, Publisher, Settings
 from jetjobs._settings import NatsSettings
 from jetjobs.testing import WorkerPool
 
@@ -139,22 +140,40 @@ async def raw_consume(b: Bench, n: int) -> float:
     return rate
 
 
-async def backlog(b: Bench, namespace: str, n: int, job_type: str = "bench.noop") -> None:
+async def backlog(
+    b: Bench, namespace: str, n: int, job_type: str = "bench.noop", *, sampled: float | None = None
+) -> None:
+    """`n` jobs waiting; with `sampled`, each carries a producer's `traceparent`, that fraction of
+    them sampled (what a traced client with a parent-based ratio sampler sends)."""
     nc = await b.connect()
     publisher = Publisher(nc, b.settings(namespace))
-    await publisher.publish_many([publisher.build(job_type, {"pad": "p" * 40}) for _ in range(n)])
+    jobs = [publisher.build(job_type, {"pad": "p" * 40}) for _ in range(n)]
+    if sampled is None:
+        await publisher.publish_many(jobs)
+    else:
+        async with anyio.create_task_group() as tg:
+            limiter = anyio.CapacityLimiter(256)
+
+            async def one(job: Job) -> None:
+                async with limiter:
+                    flags = "01" if random.random() < sampled else "00"
+                    parent = f"00-{random.getrandbits(128):032x}-{random.getrandbits(64):016x}-{flags}"
+                    await publisher.publish(job, headers={"traceparent": parent})
+
+            for job in jobs:
+                tg.start_soon(one, job)
     await nc.close()
 
 
 async def consume(b: Bench, *, tracing_endpoint: str | None, sampled: float | None = None) -> None:
     """A backlog drained by one worker process (all features on) vs raw fetch+ack.
 
-    `sampled`: a parent-based trace-id ratio sampler (the jobs are published without a trace, so
-    the worker's spans are roots, sampled at that ratio).
+    `sampled`: a parent-based trace-id ratio sampler; the jobs carry their producer's decision
+    (that fraction sampled), as they do from a traced client.
     """
     raw = await raw_consume(b, b.jobs)
     namespace = b.namespace()
-    await backlog(b, namespace, b.jobs)
+    await backlog(b, namespace, b.jobs, sampled=sampled)
     nc = await b.connect()
     done = Counter()
     await done.subscribe(nc, f"{namespace}.events.job.succeeded")

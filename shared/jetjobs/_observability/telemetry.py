@@ -170,7 +170,9 @@ def consumer_span(
     `parentbased_traceidratio`): a job whose trace is not sampled costs a non-recording span.
     """
     carried = {k: v for k in _TRACE_HEADERS if (v := headers.get(k))}
-    if not enabled():
+    if not enabled() or _dropped(carried.get("traceparent", ""), job_type):
+        # No span: the trace headers pass on unchanged to follow-up jobs (with an unsampled
+        # parent, so that the whole trace stays unsampled, as a non-recording span would).
         token = _passthrough.set(carried)
         try:
             yield None
@@ -196,6 +198,29 @@ def consumer_span(
                 }
             )
         yield span
+
+
+def _dropped(traceparent: str, job_type: str) -> bool:
+    """Whether the sampler drops the consumer span of a job whose producer did not sample it.
+
+    Asked directly, without the cost of a non-recording span and its context: a parent-based
+    sampler (the usual kind) drops every job whose parent says "not sampled".
+    """
+    parts = traceparent.split("-")
+    if len(parts) != 4 or len(parts[1]) != 32 or len(parts[2]) != 16 or parts[3] != "00":
+        return False  # no parent, a sampled one, or an unreadable header: the SDK decides
+    try:
+        trace_id, span_id = int(parts[1], 16), int(parts[2], 16)
+    except ValueError:
+        return False
+    parent = trace.set_span_in_context(
+        trace.NonRecordingSpan(
+            trace.SpanContext(trace_id, span_id, is_remote=True, trace_flags=trace.TraceFlags(0))
+        )
+    )
+    sampler = _provider.sampler
+    result = sampler.should_sample(parent, trace_id, f"process {job_type}", SpanKind.CONSUMER)
+    return not result.decision.is_sampled()
 
 
 def mark_attempt(attempt: int) -> None:
