@@ -146,6 +146,9 @@ class Requester:
         token = f"{self._prefix}.{next(self._tokens)}"
         future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
         self._waiting[token] = (future, time.monotonic() + self.timeout)
+        # Nobody may await it (every delivery of the burst handed back before its claim): a
+        # timeout must not then be reported as a "Future exception was never retrieved".
+        future.add_done_callback(_retrieve)
         collected: list[Msg] = []
         self._collecting[token] = collected
         body = _BATCH_GET_ENCODER.encode(_BatchGet(multi_last=subjects, batch=len(subjects)))
@@ -156,6 +159,11 @@ class Requester:
             self._collecting.pop(token, None)
             raise
         return BatchReply(Reply(self, token, future, stream), collected)
+
+
+def _retrieve(future: asyncio.Future[Msg]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 class _BatchGet(msgspec.Struct):
