@@ -28,6 +28,8 @@ from nats.aio.msg import Msg
 _ACK = b"+ACK"
 _HEADER_KEY = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # as nats-py checks a header key
 _NOT_IN_SUBJECT = re.compile(r"\s")
+_KEY_PREFIXES: dict[str, bytes] = {}
+_KEY_PREFIXES_KEPT = 256
 _NEWLINES = str.maketrans({"\r": " ", "\n": " "})
 
 
@@ -59,7 +61,7 @@ class Outbound:
         if not subject or _NOT_IN_SUBJECT.search(subject) or (reply and _NOT_IN_SUBJECT.search(reply)):
             raise nats.errors.BadSubjectError
         if headers:
-            block = b"NATS/1.0\r\n" + b"".join(_header_line(k, v) for k, v in headers.items()) + b"\r\n"
+            block = _header_block(headers)
             command = b"HPUB %s %s %d %d\r\n%s%s\r\n" % (
                 subject.encode(),
                 reply.encode(),
@@ -95,8 +97,29 @@ class Outbound:
             queue.put_nowait(asyncio.get_running_loop().create_future())
 
 
-def _header_line(key: str, value: str) -> bytes:
-    key = key.strip()
-    if not _HEADER_KEY.fullmatch(key):
-        raise nats.errors.BadHeaderError(key)
-    return b"%s: %s\r\n" % (key.encode(), value.strip().translate(_NEWLINES).encode())
+def _header_block(headers: Mapping[str, str]) -> bytes:
+    """`NATS/1.0` and the header lines, as nats-py writes them (an empty key is left out)."""
+    parts = [b"NATS/1.0\r\n"]
+    for key, raw in headers.items():
+        prefix = _KEY_PREFIXES.get(key)
+        if prefix is None:
+            prefix = _key_prefix(key)
+            if prefix is None:
+                continue
+        value = raw.translate(_NEWLINES) if "\r" in raw or "\n" in raw else raw
+        parts.append(prefix + value.strip().encode() + b"\r\n")
+    parts.append(b"\r\n")
+    return b"".join(parts)
+
+
+def _key_prefix(key: str) -> bytes | None:
+    """`Key: ` for a valid header key (remembered: the same few keys come back every message)."""
+    name = key.strip()
+    if not name:
+        return None
+    if not _HEADER_KEY.fullmatch(name):
+        raise nats.errors.BadHeaderError(name)
+    prefix = name.encode() + b": "
+    if len(_KEY_PREFIXES) < _KEY_PREFIXES_KEPT:
+        _KEY_PREFIXES[key] = prefix
+    return prefix
