@@ -150,7 +150,8 @@ class Reads:
                 pass  # each claim reads its own entry
             finally:
                 self._answered.set()
-        await self._answered.wait()
+        if not self._answered.is_set():  # (anyio's wait would yield to the loop even when set)
+            await self._answered.wait()
         if self._entries is None:
             return None
         return self._entries.get(job_id, (None, 0))
