@@ -1,11 +1,14 @@
 """One delivery, from admission to ack, nak or term: the per-job path of the worker.
 
 Order of writes, chosen so that a crash at any point loses nothing and completes nothing twice:
-1. admit: decode the envelope, find the handler, convert the payload; any failure → DLQ `invalid`
+Each delivery is one `Delivery` value (jetjobs._runtime.delivery), decoded by the fetcher.
+
+1. admit: the envelope decoded, find the handler, convert the payload; any failure → DLQ `invalid`
    (an invalid message settles only a ledger entry that is its own: see `_refuse`); a `run_at`
    still ahead → handed to the server's scheduler, which delivers it again when due;
-2. read the ledger: terminal → settle without running (a second message naming a finished job is
-   reported as a `duplicate`); max_attempts executions → DLQ `exhausted`;
+2. read the ledger (first from the burst's batch read, sent when the burst arrived): terminal →
+   settle without running (a second message naming a finished job is reported as a
+   `duplicate`); max_attempts executions → DLQ `exhausted`;
 3. CAS `running` (attempt n = executions so far + 1) on the revision just read: from here a newer
    attempt fences this one out. Never on a revision a message carries: a header says what its
    sender claims, not what the entry is, and a CAS on the current revision of a `succeeded` entry

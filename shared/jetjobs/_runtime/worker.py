@@ -9,6 +9,11 @@ Each fetcher keeps one pull request open on its consumer (jetjobs._transport.pul
 in bursts as they arrive. The runners are long-lived: no task is started per job.
 ```
 
+Per burst, before any of it can start: leases held, envelopes decoded (`Delivery`), a heartbeat
+listing them, and one batch read of their ledger entries sent (each claim awaits its answer).
+One Topology, Requester, Outbound and Ledger serve the whole process: the publisher handed to
+handlers, the executor, the dead letters and the supervisor.
+
 Shutdown (SIGTERM/SIGINT, or `stop()`): fetchers stop; buffered deliveries are NAKed at once;
 running jobs get `grace_period` seconds to finish; the rest are cancelled and NAKed, so another
 worker gets them immediately instead of after `ack_wait`.
