@@ -61,21 +61,26 @@ async def test_a_subject_with_whitespace_or_a_bad_header_key_is_refused(nc: NATS
 
 
 async def test_ack_settles_the_delivery(nc: NATS, settings: Settings) -> None:
-    """`Outbound.ack` acknowledges a JetStream delivery: the consumer has nothing pending after."""
+    """`Outbound.ack` acknowledges a JetStream delivery: once a later delivery's synchronous ack
+    is answered (the server applies a consumer's acks in order), nothing is pending."""
     topology = Topology(settings)
     js = nc.jetstream()
     await topology.ensure_queue(js, "default")
-    await js.publish(topology.job_subject("default", "normal", "t"), b"x")
+    for body in (b"x", b"y"):
+        await js.publish(topology.job_subject("default", "normal", "t"), body)
     durable = topology.consumer_name("default", "normal")
     consumer = PullConsumer(nc, stream=topology.jobs_stream, durable=durable)
     await consumer.start()
-    request = await consumer.pull(1, expires=5)
+    request = await consumer.pull(2, expires=5)
+    got: list[Msg] = []
     with anyio.fail_after(10):
-        [msg] = await request.next_burst()
-    Outbound(nc).ack(msg)
-    await nc.flush()
+        while len(got) < 2:
+            got += await request.next_burst()
+    first, second = got
+    Outbound(nc).ack(first)
+    await second.ack_sync()
     info = await js.consumer_info(topology.jobs_stream, durable)
-    assert (info.num_ack_pending, info.ack_floor.stream_seq) == (0, msg.metadata.sequence.stream)
+    assert (info.num_ack_pending, info.ack_floor.stream_seq) == (0, second.metadata.sequence.stream)
     await consumer.close()
 
 
