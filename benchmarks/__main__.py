@@ -21,7 +21,7 @@ import anyio
 from benchmarks import peers, suite
 from jetjobs import EmbeddedServer
 
-SCENARIOS = ("publish", "consume", "consume-traced", "e2e", "latency", "recovery", "peers")
+SCENARIOS = ("publish", "consume", "consume-traced", "consume-sampled", "e2e", "latency", "recovery", "peers")
 
 
 @contextmanager
@@ -82,6 +82,8 @@ async def run_once(bench: suite.Bench, chosen: list[str] | tuple[str, ...], sink
             await suite.consume(bench, tracing_endpoint=None)
         elif name == "consume-traced":
             await suite.consume(bench, tracing_endpoint=sink)
+        elif name == "consume-sampled":
+            await suite.consume(bench, tracing_endpoint=sink, sampled=0.1)
         elif name == "e2e":
             await suite.end_to_end(bench, workers=1)
             await suite.end_to_end(bench, workers=2)

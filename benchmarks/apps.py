@@ -20,9 +20,10 @@ async def noop(ctx: JobContext, payload: dict[str, Any]) -> None:
 
 @app.job("bench.latency")
 async def latency(ctx: JobContext, payload: dict[str, Any]) -> None:
-    """Report publish→start latency on `bench.latency` (same machine, same clock)."""
-    started = time.time()
-    await ctx.publisher.nc.publish("bench.latency", f"{started - payload['sent_at']:.9f}".encode())
+    """Report publish→stored, →arrived and →started on `bench.latency` (same machine, same clock)."""
+    started, sent = time.time(), payload["sent_at"]
+    split = f"{ctx.stored_at - sent:.9f} {ctx.received_at - sent:.9f} {started - sent:.9f}"
+    await ctx.publisher.nc.publish("bench.latency", split.encode())
 
 
 @app.job("bench.hold")

@@ -18,7 +18,7 @@ from jetjobs._builtins.payloads import check_http_url
 from jetjobs._errors import Reject
 from jetjobs._observability import telemetry
 from jetjobs._observability.redact import mask_url
-from jetjobs._runtime.outcome import Dead, RetryLater, classify
+from jetjobs._runtime.outcome import Backoff, Dead, RetryLater, classify
 from jetjobs._settings import Settings, load_settings
 
 SECRETS = ("url-pw", "nats-pw", "nats-token", "smtp-pw", "hook-secret")
@@ -97,7 +97,7 @@ async def test_errors_mask_url_credentials() -> None:
     settings = Settings()
     for error in (RuntimeError("GET https://u:hook-secret@h/x failed"), Reject("https://u:hook-secret@h/x")):
         for attempt in (1, 5):
-            outcome = classify(error, None, attempt=attempt, max_attempts=5, settings=settings)
+            outcome = classify(error, None, attempt=attempt, max_attempts=5, backoff=Backoff.of(settings))
             assert isinstance(outcome, RetryLater | Dead)
             assert "https://u:***@h/x" in outcome.error, outcome
     with pytest.raises(ValueError, match=r"u:\*\*\*@") as invalid:

@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import anyio
 import nats.js.errors
+from nats.aio.msg import Msg
 from nats.js.kv import KeyValue
 
 from jetjobs._errors import StreamError, WrongLastSequence
-from jetjobs._transport.requests import Reply, Requester
+from jetjobs._transport.requests import BatchReply, Reply, Requester
 from jetjobs._wire.envelope import ENCODER, STATUS_DECODER, DeadReason, Job, JobState, StatusRecord, utcnow
 from jetjobs._wire.headers import EXPECTED_LAST_SUBJECT_SEQUENCE, KV_OPERATION, SEQUENCE
 
@@ -40,13 +42,7 @@ class Ledger:
         """The job's record and its revision; `(None, 0)` when the job has no entry."""
         if self.requester is not None:
             msg = await self.requester.direct_get_last(self._stream, self._prefix + job_id)
-            if msg is None:
-                return None, 0
-            headers = msg.headers or {}
-            revision = int(headers.get(SEQUENCE, "0"))
-            if not msg.data or headers.get(KV_OPERATION) in ("DEL", "PURGE"):
-                return None, revision
-            return STATUS_DECODER.decode(msg.data), revision
+            return (None, 0) if msg is None else _entry(msg)
         try:
             entry = await self.kv.get(job_id)
         except nats.js.errors.KeyNotFoundError:
@@ -54,6 +50,15 @@ class Ledger:
         if not entry.value:
             return None, entry.revision or 0
         return STATUS_DECODER.decode(entry.value), entry.revision or 0
+
+    async def send_get_many(self, job_ids: list[str]) -> Reads:
+        """Ask for the entries of many jobs in one request; `Reads.entry()` waits for the answer.
+
+        Pipelined, so it needs the Requester (the worker's ledger has one).
+        """
+        assert self.requester is not None, "send_get_many needs a Ledger built with a Requester"
+        subjects = [self._prefix + job_id for job_id in job_ids]
+        return Reads(await self.requester.send_direct_get_last_many(self._stream, subjects), self._prefix)
 
     async def write(self, record: StatusRecord, revision: int) -> int | None:
         """Store `record` if the entry is still at `revision` (0: if it does not exist).
@@ -106,6 +111,50 @@ class Ledger:
                 await self.kv.delete(job_id, last=revision)
         except (WrongLastSequence, nats.js.errors.KeyWrongLastSequenceError):
             pass
+
+
+def _entry(msg: Msg) -> tuple[StatusRecord | None, int]:
+    """The record and revision a direct get answered with (None for a deleted entry)."""
+    headers = msg.headers or {}
+    revision = int(headers.get(SEQUENCE, "0"))
+    if not msg.data or headers.get(KV_OPERATION) in ("DEL", "PURGE"):
+        return None, revision
+    return STATUS_DECODER.decode(msg.data), revision
+
+
+class Reads:
+    """The entries of a batch of jobs, read in one request (`Ledger.send_get_many`).
+
+    Awaited once, by whichever claim needs it first; every claim of the batch then finds its own
+    entry there. A job the answer leaves out has no entry.
+    """
+
+    def __init__(self, batch: BatchReply, prefix: str) -> None:
+        self._batch: BatchReply | None = batch
+        self._prefix = prefix
+        self._entries: dict[str, tuple[StatusRecord | None, int]] | None = None
+        self._answered = anyio.Event()
+
+    async def entry(self, job_id: str) -> tuple[StatusRecord | None, int] | None:
+        """The job's record and revision as read (`(None, 0)`: no entry); None when the batch
+        failed (no answer, a refusal, an unreadable entry): the caller then reads it alone."""
+        if self._batch is not None:
+            batch, self._batch = self._batch, None
+            try:
+                entries = {}
+                for msg in await batch.messages():
+                    subject = (msg.headers or {}).get("Nats-Subject", "")
+                    entries[subject.removeprefix(self._prefix)] = _entry(msg)
+                self._entries = entries
+            except Exception:
+                pass  # each claim reads its own entry
+            finally:
+                self._answered.set()
+        if not self._answered.is_set():  # (anyio's wait would yield to the loop even when set)
+            await self._answered.wait()
+        if self._entries is None:
+            return None
+        return self._entries.get(job_id, (None, 0))
 
 
 def parse_revision(value: str) -> int | None:

@@ -53,12 +53,14 @@ _WRONG_LAST_SEQUENCE = (10071, 10164)
 class Supervisor:
     """Watches heartbeats; the elected one recovers the jobs of dead workers."""
 
-    def __init__(self, nc: NATS, settings: Settings, *, supervisor_id: str) -> None:
+    def __init__(
+        self, nc: NATS, settings: Settings, *, supervisor_id: str, topology: Topology | None = None
+    ) -> None:
         self.nc = nc
         self.js = nc.jetstream()
         self.settings = settings
         self.id = supervisor_id
-        self.topology = Topology(settings)
+        self.topology = topology or Topology(settings)
         self.is_leader = False
         self.alive: dict[str, WorkerBeat] = {}
         self._beat_arrived = anyio.Event()
@@ -79,13 +81,18 @@ class Supervisor:
         self._seen_reconnects = 0
         self._suspects: dict[str, WorkerBeat] = {}
 
-    async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
-        """Watch and campaign until cancelled; `started` once the initial state is read."""
+    async def run(
+        self, *, ledger: Ledger | None = None, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+    ) -> None:
+        """Watch and campaign until cancelled; `started` once the initial state is read.
+
+        `ledger`: the status ledger to mark recovered jobs in (a worker shares its own).
+        """
         self._hearing_since = float("-inf")  # a start is not an outage
         self._seen_reconnects = self.nc.stats["reconnects"]
         await self.topology.ensure_base(self.js)
         self._kv = await self.topology.workers_kv(self.js)
-        self._ledger = Ledger(await self.topology.status_kv(self.js))
+        self._ledger = ledger or Ledger(await self.topology.status_kv(self.js))
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg

@@ -116,7 +116,14 @@ def enabled() -> bool:
 
 
 def _tracer() -> trace.Tracer:
-    return trace.get_tracer("jetjobs")
+    # One tracer per provider: `get_tracer` builds a new one (and its scope) on every call.
+    global _tracer_of  # noqa: PLW0603 - a cache of the process-wide provider's tracer
+    if _tracer_of is None or _tracer_of[0] is not _provider:
+        _tracer_of = (_provider, trace.get_tracer("jetjobs"))
+    return _tracer_of[1]
+
+
+_tracer_of: tuple[Any, trace.Tracer] | None = None
 
 
 @contextlib.contextmanager
@@ -127,19 +134,20 @@ def producer_span(subject: str, job: Any, headers: dict[str, str]) -> Iterator[N
         headers.update(_current_trace_headers())
         yield
         return
-    attributes = {
-        "messaging.system": "nats",
-        "messaging.operation.type": "send",
-        "messaging.operation.name": "publish",
-        "messaging.destination.name": subject,
-        "messaging.message.id": job.msg_id,
-        "jetjobs.job.id": job.id,
-        "jetjobs.job.type": job.type,
-        "jetjobs.job.priority": job.priority,
-    }
-    with _tracer().start_as_current_span(
-        f"publish {job.type}", kind=SpanKind.PRODUCER, attributes=attributes
-    ):
+    with _tracer().start_as_current_span(f"publish {job.type}", kind=SpanKind.PRODUCER) as span:
+        if span.is_recording():  # attributes only for a sampled trace
+            span.set_attributes(
+                {
+                    "messaging.system": "nats",
+                    "messaging.operation.type": "send",
+                    "messaging.operation.name": "publish",
+                    "messaging.destination.name": subject,
+                    "messaging.message.id": job.msg_id,
+                    "jetjobs.job.id": job.id,
+                    "jetjobs.job.type": job.type,
+                    "jetjobs.job.priority": job.priority,
+                }
+            )
         propagate.inject(headers)
         yield
 
@@ -154,11 +162,17 @@ def _current_trace_headers() -> dict[str, str]:
 
 @contextlib.contextmanager
 def consumer_span(
-    msg_subject: str, headers: Mapping[str, str], attributes: Callable[[], dict[str, Any]]
+    msg_subject: str, headers: Mapping[str, str], job_type: str, attributes: Callable[[], dict[str, Any]]
 ) -> Iterator[Span | None]:
-    """Around a handler: a CONSUMER span, child of the producer span carried in `headers`."""
+    """Around a handler: a CONSUMER span, child of the producer span carried in `headers`.
+
+    `attributes()` is called only for a sampled trace (OTEL_TRACES_SAMPLER, e.g.
+    `parentbased_traceidratio`): a job whose trace is not sampled costs a non-recording span.
+    """
     carried = {k: v for k in _TRACE_HEADERS if (v := headers.get(k))}
-    if not enabled():
+    if not enabled() or _dropped(carried.get("traceparent", ""), job_type):
+        # No span: the trace headers pass on unchanged to follow-up jobs (with an unsampled
+        # parent, so that the whole trace stays unsampled, as a non-recording span would).
         token = _passthrough.set(carried)
         try:
             yield None
@@ -166,23 +180,47 @@ def consumer_span(
             _passthrough.reset(token)
         return
     parent = propagate.extract(carried)
-    all_attributes = {
-        "messaging.system": "nats",
-        "messaging.operation.type": "process",
-        "messaging.operation.name": "process",
-        "messaging.destination.name": msg_subject,
-        **attributes(),
-    }
-    name = f"process {all_attributes.get('jetjobs.job.type', msg_subject)}"
     with _tracer().start_as_current_span(
-        name,
+        f"process {job_type}",
         context=parent,
         kind=SpanKind.CONSUMER,
-        attributes=all_attributes,
         record_exception=False,
         set_status_on_exception=False,
     ) as span:
+        if span.is_recording():
+            span.set_attributes(
+                {
+                    "messaging.system": "nats",
+                    "messaging.operation.type": "process",
+                    "messaging.operation.name": "process",
+                    "messaging.destination.name": msg_subject,
+                    **attributes(),
+                }
+            )
         yield span
+
+
+def _dropped(traceparent: str, job_type: str) -> bool:
+    """Whether the sampler drops the consumer span of a job whose producer did not sample it.
+
+    Asked directly, without the cost of a non-recording span and its context: a parent-based
+    sampler (the usual kind) drops every job whose parent says "not sampled".
+    """
+    parts = traceparent.split("-")
+    if len(parts) != 4 or len(parts[1]) != 32 or len(parts[2]) != 16 or parts[3] != "00":
+        return False  # no parent, a sampled one, or an unreadable header: the SDK decides
+    try:
+        trace_id, span_id = int(parts[1], 16), int(parts[2], 16)
+    except ValueError:
+        return False
+    parent = trace.set_span_in_context(
+        trace.NonRecordingSpan(
+            trace.SpanContext(trace_id, span_id, is_remote=True, trace_flags=trace.TraceFlags(0))
+        )
+    )
+    sampler = _provider.sampler
+    result = sampler.should_sample(parent, trace_id, f"process {job_type}", SpanKind.CONSUMER)
+    return not result.decision.is_sampled()
 
 
 def mark_attempt(attempt: int) -> None:

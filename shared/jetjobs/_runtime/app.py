@@ -51,6 +51,8 @@ class JobContext:
     publisher: Publisher
     headers: Mapping[str, str] = field(default_factory=dict)
     cancelled: anyio.Event = field(default_factory=anyio.Event)
+    stored_at: float = 0.0  # when the server stored the job's message (Unix time, seconds)
+    received_at: float = 0.0  # when this worker received the delivery (Unix time, seconds)
 
     @property
     def settings(self) -> Settings:

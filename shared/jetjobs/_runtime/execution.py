@@ -1,11 +1,14 @@
 """One delivery, from admission to ack, nak or term: the per-job path of the worker.
 
 Order of writes, chosen so that a crash at any point loses nothing and completes nothing twice:
-1. admit: decode the envelope, find the handler, convert the payload; any failure → DLQ `invalid`
+Each delivery is one `Delivery` value (jetjobs._runtime.delivery), decoded by the fetcher.
+
+1. admit: the envelope decoded, find the handler, convert the payload; any failure → DLQ `invalid`
    (an invalid message settles only a ledger entry that is its own: see `_refuse`); a `run_at`
    still ahead → handed to the server's scheduler, which delivers it again when due;
-2. read the ledger: terminal → settle without running (a second message naming a finished job is
-   reported as a `duplicate`); max_attempts executions → DLQ `exhausted`;
+2. read the ledger (first from the burst's batch read, sent when the burst arrived): terminal →
+   settle without running (a second message naming a finished job is reported as a
+   `duplicate`); max_attempts executions → DLQ `exhausted`;
 3. CAS `running` (attempt n = executions so far + 1) on the revision just read: from here a newer
    attempt fences this one out. Never on a revision a message carries: a header says what its
    sender claims, not what the entry is, and a CAS on the current revision of a `succeeded` entry
@@ -32,19 +35,24 @@ import anyio
 import msgspec
 import nats.errors
 import structlog
+from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
 from jetjobs._errors import InvalidJob, JobTimeout, StreamError, describe_error
 from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger, parse_revision, transition
-from jetjobs._joblog.schedule import at_pattern, fired_job, schedule_headers
+from jetjobs._joblog.schedule import at_pattern, schedule_headers
 from jetjobs._observability import telemetry
 from jetjobs._observability.metrics import WorkerMetrics
 from jetjobs._runtime.app import App, Handler, JobContext
+from jetjobs._runtime.delivery import Delivery
 from jetjobs._runtime.lease import LeaseKeeper
-from jetjobs._runtime.outcome import Dead, Outcome, RetryLater, Succeeded, classify
+from jetjobs._runtime.outcome import Backoff, Dead, Outcome, RetryLater, Succeeded, classify
 from jetjobs._settings import Settings
 from jetjobs._submit.publisher import Publisher
+from jetjobs._transport.outbound import Outbound
+from jetjobs._transport.requests import Requester
+from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import (
     TERMINAL_STATES,
     DeadLetter,
@@ -53,7 +61,6 @@ from jetjobs._wire.envelope import (
     JobEvent,
     StatusRecord,
     body_digest,
-    decode_job,
     utcnow,
 )
 from jetjobs._wire.headers import LEDGER_REVISION_HEADER, SCHEDULER
@@ -78,6 +85,10 @@ class Executor:
         *,
         app: App,
         settings: Settings,
+        topology: Topology,
+        nc: NATS,
+        requester: Requester,
+        outbound: Outbound,
         ledger: Ledger,
         dead_letters: DeadLetters,
         publisher: Publisher,
@@ -87,17 +98,23 @@ class Executor:
         metrics: WorkerMetrics | None = None,
         held_by: Callable[[str | None, int], bool] = lambda _worker, _seq: False,
     ) -> None:
+        """`publisher` is only handed to handlers (`JobContext.publisher`), for follow-up jobs."""
         self.app = app
         self.held_by = held_by
         self.metrics = metrics
         self.settings = settings
+        self.backoff = Backoff.of(settings)
+        self.topology = topology
+        self.nc = nc
+        self.requester = requester
+        self.outbound = outbound
         self.ledger = ledger
         self.dead_letters = dead_letters
         self.publisher = publisher
         self.lease = lease
         self.worker_id = worker_id
-        self.events_prefix = publisher.topology.events_subject("job.")
-        self.duplicate_subject = publisher.topology.events_subject("duplicate")
+        self.events_prefix = topology.events_subject("job.")
+        self.duplicate_subject = topology.events_subject("duplicate")
         self.threads = anyio.CapacityLimiter(concurrency)
         self.counts: dict[str, int] = {}
         self.listeners: list[Callable[[str, str], None]] = []
@@ -113,17 +130,6 @@ class Executor:
         telemetry.mark_outcome(outcome, error)
         for listener in self.listeners:
             listener(outcome, job_id)
-
-    def decode(self, msg: Msg) -> Job:
-        """Decode and validate a delivery's envelope.
-
-        Raises:
-            InvalidJob: the message is not a job at all (size, JSON, schema).
-        """
-        if len(msg.data) > self.settings.max_job_bytes:
-            raise InvalidJob(f"job is {len(msg.data)} bytes; the limit is {self.settings.max_job_bytes}")
-        # A recurring schedule fires the same body each time: each firing gets its own job id.
-        return fired_job(decode_job(msg.data), msg.headers, msg.metadata.sequence.stream)
 
     def cancel_running(self, job_id: str) -> bool:
         """Tell the handler running `job_id` here, if any, that its job was cancelled."""
@@ -142,7 +148,7 @@ class Executor:
         Raises:
             InvalidJob: the job can never run here (subject, type or payload is wrong).
         """
-        expected = self.publisher.topology.job_subject(job.queue, job.priority, job.type)
+        expected = self.topology.job_subject(job.queue, job.priority, job.type)
         if msg.subject != expected:
             raise InvalidJob(f"published on {msg.subject} but the envelope says {expected}")
         handler = self.app.handlers.get(job.type)
@@ -156,38 +162,35 @@ class Executor:
             raise InvalidJob(f"payload of {job.type} does not match its schema: {exc}") from None
         return handler, payload
 
-    async def process(self, msg: Msg) -> None:
+    async def process(self, d: Delivery) -> None:
         """Run one delivery to its end. Never raises once decoded, except cancellation (shutdown)."""
-        delivery = msg.metadata.num_delivered
-        try:
-            job = self.decode(msg)
-        except InvalidJob as exc:
-            await self._dead_letter(msg, None, delivery, "invalid", str(exc))
-            await self._finish(msg, "term")
-            self._count("invalid", f"invalid-{msg.metadata.sequence.stream}", error=str(exc))
-            log.warning("job.invalid", stream_seq=msg.metadata.sequence.stream, error=str(exc))
+        msg, job = d.msg, d.job
+        if job is None:
+            await self._dead_letter(d, None, d.count, "invalid", d.invalid)
+            await self._finish(d, "term")
+            self._count("invalid", f"invalid-{d.seq}", error=d.invalid)
+            log.warning("job.invalid", stream_seq=d.seq, error=d.invalid)
             return
-        self.lease.label(msg, job.id)
         headers = msg.headers or {}
 
         def span_attributes() -> dict[str, Any]:  # built only when tracing is on
             return {
                 "messaging.message.id": headers.get("Nats-Msg-Id", job.id),
                 "messaging.consumer.group.name": msg.metadata.consumer,
-                "messaging.nats.stream_sequence": msg.metadata.sequence.stream,
-                "messaging.nats.delivery_attempt": delivery,
+                "messaging.nats.stream_sequence": d.seq,
+                "messaging.nats.delivery_attempt": d.count,
                 "jetjobs.job.id": job.id,
                 "jetjobs.job.type": job.type,
             }
 
-        with telemetry.consumer_span(msg.subject, headers, span_attributes):
+        with telemetry.consumer_span(msg.subject, headers, job.type, span_attributes):
             # Bound for every log line of this job, the handler's own included. (Tokens, not
             # `bound_contextvars`, which scans the whole context twice per job.)
             tokens = structlog.contextvars.bind_contextvars(
-                job_id=job.id, type=job.type, delivery=delivery, **telemetry.log_ids()
+                job_id=job.id, type=job.type, delivery=d.count, **telemetry.log_ids()
             )
             try:
-                await self._process_job(msg, job, delivery)
+                await self._process_job(d, job)
             except Exception as exc:
                 # Ledger or stream I/O failed (connection lost, no reply): the lease expires or
                 # the supervisor NAKs, and the job comes back. Logged here, inside the job's context.
@@ -196,46 +199,42 @@ class Executor:
             finally:
                 structlog.contextvars.reset_contextvars(**tokens)
 
-    async def _process_job(self, msg: Msg, job: Job, delivery: int) -> None:
+    async def _process_job(self, d: Delivery, job: Job) -> None:
         try:
-            handler, payload = self.resolve(msg, job)
+            handler, payload = self.resolve(d.msg, job)
         except InvalidJob as exc:
-            await self._refuse(msg, job, delivery, str(exc))
+            await self._refuse(d, job, str(exc))
             return
-        if await self._defer(msg, job):
+        if await self._defer(d, job):
             return
-        claimed = await self._claim(msg, job, delivery)
-        if claimed is None:
+        if not await self._claim(d, job):
             return
-        running, attempt = claimed
-        tokens = structlog.contextvars.bind_contextvars(attempt=attempt)
-        telemetry.mark_attempt(attempt)
+        tokens = structlog.contextvars.bind_contextvars(attempt=d.attempt)
+        telemetry.mark_attempt(d.attempt)
         try:
-            await self._process_valid(msg, job, handler, payload, attempt=attempt, running=running)
+            await self._process_valid(d, job, handler, payload)
         finally:
             structlog.contextvars.reset_contextvars(**tokens)
 
-    async def _process_valid(
-        self, msg: Msg, job: Job, handler: Handler, payload: Any, *, attempt: int, running: int
-    ) -> None:
+    async def _process_valid(self, d: Delivery, job: Job, handler: Handler, payload: Any) -> None:
         if self.metrics is not None:
-            self.metrics.job_started(job.type, redelivered=msg.metadata.num_delivered > 1)
+            self.metrics.job_started(job.type, redelivered=d.count > 1)
         started = time.monotonic()
         try:
-            result, error = await self._run(handler, job, payload, attempt, msg), None
+            result, error = await self._run(handler, d, job, payload), None
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                await self.ledger.write(transition(job, "queued", attempt=attempt, worker=None), running)
-                await self._finish(msg, "nak")
+                await self.ledger.write(transition(job, "queued", attempt=d.attempt, worker=None), d.revision)
+                await self._finish(d, "nak")
                 log.info("job.interrupted", reason="worker shutting down; redelivered now")
             raise
         except Exception as exc:
             result, error = None, exc
         outcome = classify(
-            error, result, attempt=attempt, max_attempts=job.max_attempts, settings=self.settings
+            error, result, attempt=d.attempt, max_attempts=job.max_attempts, backoff=self.backoff
         )
         elapsed = time.monotonic() - started
-        settled = await self._settle(msg, job, attempt, running, outcome)
+        settled = await self._settle(d, job, outcome)
         label = settled or type(outcome).__name__.lower()
         if self.metrics is not None:
             self.metrics.job_duration(job.type, label, elapsed)
@@ -248,7 +247,7 @@ class Executor:
             error=None if isinstance(outcome, Succeeded) else outcome.error,
         )
 
-    async def _refuse(self, msg: Msg, job: Job, delivery: int, error: str) -> None:
+    async def _refuse(self, d: Delivery, job: Job, error: str) -> None:
         """Dead-letter a well-formed job that cannot run here (type, payload or subject is wrong).
 
         Its id is only what the message claims: another message (a real job) may own that id. So
@@ -256,40 +255,39 @@ class Executor:
         for this very body: its digest); any other entry is left alone and the dead letter is
         filed under the message's stream sequence, not under the id.
         """
-        digest = body_digest(msg.data)
+        digest = body_digest(d.msg.data)
         record, revision = await self.ledger.get(job.id)
         own = record is None or (record.digest == digest and record.state in ("queued", "dead"))
         if own and record is not None and record.state == "dead":
-            await self._settle_terminal(msg, job, record)  # a redelivery after a crash
+            await self._settle_terminal(d, job, record)  # a redelivery after a crash
             return
         if own:
             dead = transition(
                 job,
                 "dead",
-                attempt=delivery,  # as the dead letter of an undecodable message counts it
+                attempt=d.count,  # as the dead letter of an undecodable message counts it
                 worker=self.worker_id,
                 error=error,
                 dead_reason="invalid",
-                stream_seq=msg.metadata.sequence.stream,
-                delivery=delivery,
+                stream_seq=d.seq,
+                delivery=d.count,
             )
             written = await self.ledger.write(msgspec.structs.replace(dead, digest=digest), revision)
             if written is not None:
-                await self._dead_letter(msg, job, dead.attempt, "invalid", error)
-                await self._finish(msg, "term")
-                await self._announce(job, "dead", dead.attempt)
+                await self._dead_letter(d, job, dead.attempt, "invalid", error)
+                await self._finish(d, "term")
+                self._announce(job, "dead", dead.attempt)
                 self._count("invalid", job.id, job.type, error)
                 log.warning("job.invalid", error=error)
                 return
             # The entry changed under us (another message of this id got there first).
-        seq = msg.metadata.sequence.stream
         error = f"job id {job.id} belongs to another message; {error}"
-        await self._dead_letter(msg, None, delivery, "invalid", error, claims=job)
-        await self._finish(msg, "term")
-        self._count("invalid", f"invalid-{seq}", job.type, error)
-        log.warning("job.invalid", error=error, stream_seq=seq, entry_left=record.state if record else None)
+        await self._dead_letter(d, None, d.count, "invalid", error, claims=job)
+        await self._finish(d, "term")
+        self._count("invalid", f"invalid-{d.seq}", job.type, error)
+        log.warning("job.invalid", error=error, stream_seq=d.seq, entry_left=record.state if record else None)
 
-    async def _defer(self, msg: Msg, job: Job) -> bool:
+    async def _defer(self, d: Delivery, job: Job) -> bool:
         """Hand a job whose `run_at` is still ahead to the server's scheduler; True if it did.
 
         A raw client may set `run_at` on a job it publishes straight to the job subject (our
@@ -298,19 +296,19 @@ class Executor:
         fired by the server at `run_at`) and acks this delivery. No slot is held, no attempt is
         spent. A firing carries `Nats-Scheduler`, so it is never deferred again.
         """
-        headers = msg.headers or {}
+        headers = d.msg.headers or {}
         if job.run_at is None or SCHEDULER in headers:
             return False
         if (job.run_at - utcnow()).total_seconds() <= RUN_AT_TOLERANCE:
             return False
-        topology = self.publisher.topology
         delayed = {k: v for k, v in headers.items() if not k.startswith("Nats-")}
-        delayed |= schedule_headers(at_pattern(job.run_at), msg.subject)
-        delayed["Nats-Msg-Id"] = f"defer:{job.id}:{msg.metadata.sequence.stream}"
-        await self.publisher.requester.publish(topology.delayed_subject(job.id), msg.data, delayed)
-        await self._finish(msg, "ack")
+        delayed |= schedule_headers(at_pattern(job.run_at), d.msg.subject)
+        delayed["Nats-Msg-Id"] = f"defer:{job.id}:{d.seq}"
+        subject = self.topology.delayed_subject(job.id)
+        await self.requester.publish(subject, d.msg.data, delayed)
+        await self._finish(d, "ack")
         self._count("deferred", job.id, job.type)
-        log.info("job.deferred", run_at=job.run_at.isoformat(), subject=topology.delayed_subject(job.id))
+        log.info("job.deferred", run_at=job.run_at.isoformat(), subject=subject)
         return True
 
     def _ledger_hint(self, msg: Msg) -> int | None:
@@ -327,33 +325,44 @@ class Executor:
             log.warning("job.bad_header", header=LEDGER_REVISION_HEADER, value=value[:40])
         return hint
 
-    async def _claim(self, msg: Msg, job: Job, delivery: int) -> tuple[int, int] | None:
-        """Record `running` for the next attempt: (revision, attempt), or None when it must not run."""
+    async def _read(self, d: Delivery, job: Job) -> tuple[StatusRecord | None, int]:
+        """The job's entry: as read with its burst (once), else read now."""
+        reads, d.reads = d.reads, None
+        if reads is not None and (entry := await reads.entry(job.id)) is not None:
+            return entry
+        return await self.ledger.get(job.id)
+
+    async def _claim(self, d: Delivery, job: Job) -> bool:
+        """Record `running` for the next attempt (sets `d.attempt`, `d.revision`); False when it
+        must not run.
+
+        Each decision is taken on an entry read after the delivery arrived (the first read is the
+        burst's, asked for when it arrived), and the claim is a compare-and-set on the revision
+        read: if the entry changed since, the claim loses and the entry is read again.
+        """
+        msg = d.msg
         hint = self._ledger_hint(msg)
         for tries in range(_CLAIM_TRIES):
-            record, revision = await self.ledger.get(job.id)
-            if tries == 0 and hint is not None and delivery == 1 and revision != hint:
+            record, revision = await self._read(d, job)
+            if tries == 0 and hint is not None and d.count == 1 and revision != hint:
                 # Not what our publisher left (a cancel or requeue since, or a header the sender
                 # made up): only diagnostic, the entry read decides.
                 log.info("job.ledger_hint_differs", hint=hint, revision=revision)
             if record is not None and record.state in TERMINAL_STATES:
-                await self._settle_terminal(msg, job, record)
-                return None
-            if record is not None and record.state == "running" and record.delivery > delivery:
+                await self._settle_terminal(d, job, record)
+                return False
+            if record is not None and record.state == "running" and record.delivery > d.count:
                 # A newer delivery of this job holds it; this one is stale (a paused worker woke up).
                 self.lease.release(msg)
                 self._count("stale", job.id, job.type)
                 log.warning("job.stale_delivery", holder=record.worker, holder_attempt=record.attempt)
-                return None
+                return False
             if (
                 record is not None
                 and record.state == "running"
                 and (
                     (record.worker == self.worker_id and job.id in self.running)
-                    or (
-                        record.worker != self.worker_id
-                        and self.held_by(record.worker, msg.metadata.sequence.stream)
-                    )
+                    or (record.worker != self.worker_id and self.held_by(record.worker, d.seq))
                 )
             ):
                 # A live worker runs this job under an earlier delivery (a stray redelivery: a
@@ -362,35 +371,39 @@ class Executor:
                 self.lease.release(msg)
                 self._count("held_elsewhere", job.id, job.type)
                 log.info("job.held_elsewhere", holder=record.worker, holder_attempt=record.attempt)
-                return None
+                return False
             ran = record.attempt if record is not None else 0
             if ran >= job.max_attempts:
                 # The last execution never recorded an outcome (its worker died or lost the ledger).
                 error = f"ran {ran} times without finishing (max_attempts={job.max_attempts})"
                 if record is not None and record.error:
                     error += f"; last error: {record.error}"
-                await self._die(msg, job, ran, revision, Dead("exhausted", error))
-                return None
+                d.attempt, d.revision = ran, revision
+                await self._die(d, job, Dead("exhausted", error))
+                return False
             claimed = await self.ledger.write(
-                transition(job, "running", attempt=ran + 1, worker=self.worker_id, delivery=delivery),
+                transition(job, "running", attempt=ran + 1, worker=self.worker_id, delivery=d.count),
                 revision,
             )
             if claimed is not None:
-                return claimed, ran + 1
+                d.attempt, d.revision = ran + 1, claimed
+                return True
             # The entry changed between read and write (the publisher's `queued` record landing,
             # or another delivery): read again and decide again.
         self.lease.release(msg)
         self._count("raced", job.id, job.type)
         log.warning("job.claim_failed", reason="the ledger entry kept changing; left for redelivery")
-        return None
+        return False
 
-    async def _run(self, handler: Handler, job: Job, payload: Any, attempt: int, msg: Msg) -> Any:
+    async def _run(self, handler: Handler, d: Delivery, job: Job, payload: Any) -> Any:
         ctx = JobContext(
             job=job,
-            attempt=attempt,
+            attempt=d.attempt,
             worker_id=self.worker_id,
             publisher=self.publisher,
-            headers=dict(msg.headers or {}),
+            headers=dict(d.msg.headers or {}),
+            stored_at=d.msg.metadata.timestamp.timestamp(),
+            received_at=d.received_at,
         )
         self.running[job.id] = ctx
         if job.id in self._cancels:  # the cancel arrived between the claim and now
@@ -419,62 +432,62 @@ class Executor:
             return {"truncated": True, "bytes": size}
         return builtins
 
-    async def _settle(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Outcome) -> str | None:
+    async def _settle(self, d: Delivery, job: Job, outcome: Outcome) -> str | None:
         """Record the outcome and settle the delivery; returns `cancelled`/`fenced` if the CAS lost."""
         match outcome:
             case Succeeded(result):
                 record = transition(
                     job,
                     "succeeded",
-                    attempt=attempt,
+                    attempt=d.attempt,
                     worker=self.worker_id,
                     result=self._result(result),
-                    stream_seq=msg.metadata.sequence.stream,
+                    stream_seq=d.seq,
                 )
-                if await self._write_outcome(record, revision) is None:
-                    return await self._fenced(msg, job)
-                await self._finish(msg, "ack")
-                await self._announce(job, "succeeded", attempt)
+                if await self._write_outcome(record, d.revision) is None:
+                    return await self._fenced(d, job)
+                await self._finish(d, "ack")
+                self._announce(job, "succeeded", d.attempt)
                 self._count("succeeded", job.id, job.type)
             case RetryLater(delay, error):
-                record = transition(job, "failed", attempt=attempt, worker=self.worker_id, error=error)
-                if await self._write_outcome(record, revision) is None:
-                    return await self._fenced(msg, job)
-                await self._finish(msg, "nak", delay)
+                record = transition(job, "failed", attempt=d.attempt, worker=self.worker_id, error=error)
+                if await self._write_outcome(record, d.revision) is None:
+                    return await self._fenced(d, job)
+                await self._finish(d, "nak", delay)
                 self._count("retried", job.id, job.type, error)
             case Dead():
-                return await self._die(msg, job, attempt, revision, outcome)
+                return await self._die(d, job, outcome)
         return None
 
-    async def _die(self, msg: Msg, job: Job, attempt: int, revision: int, outcome: Dead) -> str | None:
+    async def _die(self, d: Delivery, job: Job, outcome: Dead) -> str | None:
         record = transition(
             job,
             "dead",
-            attempt=attempt,
+            attempt=d.attempt,
             worker=self.worker_id,
             error=outcome.error,
             dead_reason=outcome.reason,
-            stream_seq=msg.metadata.sequence.stream,
+            stream_seq=d.seq,
         )
-        if await self._write_outcome(record, revision) is None:
-            return await self._fenced(msg, job)
-        await self._dead_letter(msg, job, attempt, outcome.reason, outcome.error)
-        await self._finish(msg, "term")
-        await self._announce(job, "dead", attempt)
+        if await self._write_outcome(record, d.revision) is None:
+            return await self._fenced(d, job)
+        await self._dead_letter(d, job, d.attempt, outcome.reason, outcome.error)
+        await self._finish(d, "term")
+        self._announce(job, "dead", d.attempt)
         self._count("invalid" if outcome.reason == "invalid" else "dead", job.id, job.type, outcome.error)
         return None
 
-    async def _settle_terminal(self, msg: Msg, job: Job, record: StatusRecord) -> None:
+    async def _settle_terminal(self, d: Delivery, job: Job, record: StatusRecord) -> None:
         """A delivery of a job that already ended: finish it without running the handler."""
-        if self._is_duplicate(msg, record):
-            await self._drop_duplicate(msg, job, record)
+        if self._is_duplicate(d, record):
+            await self._drop_duplicate(d, job, record)
             return
         if record.state == "dead" and await self.dead_letters.show(job.id) is None:
             # The previous attempt recorded `dead` but crashed before writing the dead letter.
             await self._dead_letter(
-                msg, job, record.attempt, record.dead_reason or "exhausted", record.error or ""
+                d, job, record.attempt, record.dead_reason or "exhausted", record.error or ""
             )
-        await self._finish(msg, "ack" if record.state == "succeeded" else "term")
+        await self._finish(d, "ack" if record.state == "succeeded" else "term")
         self._count("cancelled" if record.state == "cancelled" else "skipped", job.id, job.type)
         log.info("job.already_finished", state=record.state)
 
@@ -522,7 +535,7 @@ class Executor:
                 await anyio.sleep(_READ_BACK_PAUSE)
 
     @staticmethod
-    def _is_duplicate(msg: Msg, record: StatusRecord) -> bool:
+    def _is_duplicate(d: Delivery, record: StatusRecord) -> bool:
         """Whether this is another message naming a job that already ended (not a redelivery).
 
         A worker's terminal entry names the stream sequence of the message it settled; any other
@@ -530,23 +543,24 @@ class Executor:
         without its consumer state counts a redelivery as a first delivery again.) An entry that
         names no message (a cancel, an older jetjobs) is never taken for a duplicate.
         """
-        return record.stream_seq not in (0, msg.metadata.sequence.stream)
+        return record.stream_seq not in (0, d.seq)
 
-    async def _drop_duplicate(self, msg: Msg, job: Job, record: StatusRecord) -> None:
+    async def _drop_duplicate(self, d: Delivery, job: Job, record: StatusRecord) -> None:
         """Ack a second message naming a finished job without running it, and say so loudly.
 
         An id names one job forever; new work needs a new id. The payload is dropped: the
         warning, the `duplicate` count and the `<ns>.events.duplicate` event tell the client. (Not
         under `<ns>.events.job.`, whose listeners read every message there as a JobEvent.)
         """
-        await self._finish(msg, "ack")
+        msg = d.msg
+        await self._finish(d, "ack")
         self._count("duplicate", job.id, job.type)
         msg_id = (msg.headers or {}).get("Nats-Msg-Id")
         log.warning(
             "job.duplicate",
             state=record.state,
             msg_id=msg_id,
-            stream_seq=msg.metadata.sequence.stream,
+            stream_seq=d.seq,
             reason="an id names one job forever; this message's payload was dropped (use a new id)",
         )
         event = JobDuplicate(
@@ -554,49 +568,56 @@ class Executor:
             type=job.type,
             state=record.state,
             msg_id=msg_id,
-            stream_seq=msg.metadata.sequence.stream,
+            stream_seq=d.seq,
             subject=msg.subject,
             worker=self.worker_id,
             at=utcnow(),
         )
         try:
-            await self.publisher.nc.publish(self.duplicate_subject, _EVENT_ENCODER.encode(event))
+            await self.nc.publish(self.duplicate_subject, _EVENT_ENCODER.encode(event))
         except Exception as exc:
             log.warning("job.announce_failed", error=describe_error(exc))
 
-    async def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
+    def _announce(self, job: Job, outcome: Literal["succeeded", "dead"], attempt: int) -> None:
         """Tell listeners on `<ns>.events.job.<outcome>` (fire and forget: never blocks the job)."""
         event = JobEvent(
             job_id=job.id, type=job.type, outcome=outcome, attempt=attempt, worker=self.worker_id, at=utcnow()
         )
         try:
-            await self.publisher.nc.publish(self.events_prefix + outcome, _EVENT_ENCODER.encode(event))
+            self.outbound.publish(self.events_prefix + outcome, _EVENT_ENCODER.encode(event))
         except Exception as exc:
             log.warning("job.announce_failed", error=describe_error(exc))
 
-    async def _fenced(self, msg: Msg, job: Job) -> str:
+    async def _fenced(self, d: Delivery, job: Job) -> str:
         record, _ = await self.ledger.get(job.id)
         if record is not None and record.state == "cancelled":
             # Cancelled while it ran: the entry stays `cancelled`, and the job is never redelivered.
-            await self._finish(msg, "term")
+            await self._finish(d, "term")
             self._count("cancelled", job.id, job.type)
             log.info("job.cancelled", reason="cancelled while running; result not recorded")
             return "cancelled"
-        self.lease.release(msg)
+        self.lease.release(d.msg)
         self._count("fenced", job.id, job.type)
         log.warning("job.fenced", reason="a newer attempt owns this job; result not recorded")
         return "fenced"
 
     async def _dead_letter(
-        self, msg: Msg, job: Job | None, attempt: int, reason: Any, error: str, *, claims: Job | None = None
+        self,
+        d: Delivery,
+        job: Job | None,
+        attempt: int,
+        reason: Any,
+        error: str,
+        *,
+        claims: Job | None = None,
     ) -> None:
         """File a dead letter under the job's id, or under `invalid-<stream seq>` when `job` is
         None (not a job, or `claims` an id that is not its own)."""
-        seq = msg.metadata.sequence.stream
+        msg = d.msg
         shown = job or claims
         await self.dead_letters.put(
             DeadLetter(
-                job_id=job.id if job else f"invalid-{seq}",
+                job_id=job.id if job else f"invalid-{d.seq}",
                 type=shown.type if shown else None,
                 queue=shown.queue if shown else None,
                 reason=reason,
@@ -608,16 +629,17 @@ class Executor:
                 original_subject=msg.subject,
                 original_headers=dict(msg.headers or {}),
                 original=msg.data,
-                stream_seq=seq,
+                stream_seq=d.seq,
             )
         )
 
-    async def _finish(self, msg: Msg, action: str, delay: float | None = None) -> None:
+    async def _finish(self, d: Delivery, action: str, delay: float | None = None) -> None:
         """Ack, nak or term; a failure (lost connection) leaves the lease to expire, which is safe."""
+        msg = d.msg
         self.lease.release(msg)
         try:
             if action == "ack":
-                await msg.ack()
+                self.outbound.ack(msg)
             elif action == "nak":
                 await msg.nak(delay=delay)
             else:

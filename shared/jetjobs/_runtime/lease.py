@@ -29,17 +29,13 @@ class LeaseKeeper:
     def __len__(self) -> int:
         return len(self._held)
 
-    def hold(self, msg: Msg) -> None:
-        """Start extending this delivery's lease."""
+    def hold(self, msg: Msg, job_id: str | None = None) -> None:
+        """Start extending this delivery's lease; `job_id` names its job in the heartbeat."""
         assert msg.reply
         self._held[msg.reply] = msg
-        self._entries[msg.reply] = InFlight(reply=msg.reply, attempt=msg.metadata.num_delivered)
-
-    def label(self, msg: Msg, job_id: str) -> None:
-        """Name the job a held delivery carries (once decoded), for the heartbeat."""
-        entry = self._entries.get(msg.reply or "")
-        if entry is not None:
-            self._entries[entry.reply] = InFlight(reply=entry.reply, attempt=entry.attempt, job_id=job_id)
+        self._entries[msg.reply] = InFlight(
+            reply=msg.reply, attempt=msg.metadata.num_delivered, job_id=job_id
+        )
 
     def release(self, msg: Msg) -> None:
         """Stop extending (the delivery was acked, nak'ed or termed)."""

@@ -48,8 +48,27 @@ class Dead:
 Outcome = Succeeded | RetryLater | Dead
 
 
+@dataclass(frozen=True, slots=True)
+class Backoff:
+    """The retry delays of failed jobs: doubling from `base` seconds, capped at `cap`, spread by
+    +/- `jitter` (a fraction)."""
+
+    base: float
+    cap: float
+    jitter: float
+
+    @classmethod
+    def of(cls, settings: Settings) -> Backoff:
+        """The backoff a worker's settings give (`backoff_base`, `backoff_max`, `backoff_jitter`)."""
+        return cls(settings.backoff_base, settings.backoff_max, settings.backoff_jitter)
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait before attempt `attempt + 1`, after `attempt` failures."""
+        return backoff_delay(attempt, base=self.base, cap=self.cap, jitter=self.jitter)
+
+
 def classify(
-    error: BaseException | None, result: Any, *, attempt: int, max_attempts: int, settings: Settings
+    error: BaseException | None, result: Any, *, attempt: int, max_attempts: int, backoff: Backoff
 ) -> Outcome:
     """Map a handler's ending (its exception, or its result) to an outcome."""
     if error is None:
@@ -63,7 +82,5 @@ def classify(
         return Dead("timeout" if isinstance(error, JobTimeout) else "exhausted", message)
     delay = error.delay if isinstance(error, Retry) else None
     if delay is None:
-        delay = backoff_delay(
-            attempt, base=settings.backoff_base, cap=settings.backoff_max, jitter=settings.backoff_jitter
-        )
+        delay = backoff.delay(attempt)
     return RetryLater(delay, message)

@@ -9,6 +9,11 @@ Each fetcher keeps one pull request open on its consumer (jetjobs._transport.pul
 in bursts as they arrive. The runners are long-lived: no task is started per job.
 ```
 
+Per burst, before any of it can start: leases held, envelopes decoded (`Delivery`), a heartbeat
+listing them, and one batch read of their ledger entries sent (each claim awaits its answer).
+One Topology, Requester, Outbound and Ledger serve the whole process: the publisher handed to
+handlers, the executor, the dead letters and the supervisor.
+
 Shutdown (SIGTERM/SIGINT, or `stop()`): fetchers stop; buffered deliveries are NAKed at once;
 running jobs get `grace_period` seconds to finish; the rest are cancelled and NAKed, so another
 worker gets them immediately instead of after `ack_wait`.
@@ -21,8 +26,10 @@ import signal
 import socket
 from collections.abc import Sequence
 from datetime import timedelta
+from functools import partial
 
 import anyio
+import anyio.abc
 import msgspec
 import structlog
 from anyio.abc import TaskStatus
@@ -32,17 +39,18 @@ from nats.js import JetStreamContext
 
 from jetjobs._errors import ConfigError, describe_error
 from jetjobs._joblog.dead_letters import DeadLetters
-from jetjobs._joblog.ledger import Ledger
 from jetjobs._liveness.heartbeat import Heartbeat
 from jetjobs._liveness.orphans import held_sequence
 from jetjobs._liveness.supervisor import Supervisor
 from jetjobs._observability.metrics import WorkerMetrics
 from jetjobs._runtime.app import App
+from jetjobs._runtime.delivery import Delivery
 from jetjobs._runtime.execution import Executor
 from jetjobs._runtime.lease import LeaseKeeper
 from jetjobs._runtime.priority import PriorityBuffer
 from jetjobs._settings import Settings
 from jetjobs._submit.publisher import Publisher
+from jetjobs._transport.outbound import Outbound
 from jetjobs._transport.pull import PullConsumer
 from jetjobs._transport.requests import Requester
 from jetjobs._transport.topology import Topology
@@ -82,21 +90,27 @@ class Worker:
         self.queues = list(queues)
         self.concurrency = concurrency
         self.id = worker_id or new_worker_id()
+        # One of each per worker process, shared by the publisher handed to handlers, the ledger,
+        # the executor and the supervisor: one reply subscription for every ledger request.
         self.topology = Topology(settings)
-        self.publisher = Publisher(nc, settings, topology=self.topology)
+        self.outbound = Outbound(nc)
+        self.requester = Requester(nc, outbound=self.outbound)
+        self.publisher = Publisher(nc, settings, topology=self.topology, requester=self.requester)
         self.lease = LeaseKeeper(settings.ack_wait)
         weights: dict[Priority, int] = {
             "high": settings.weight_high,
             "normal": settings.weight_normal,
             "low": settings.weight_low,
         }
-        self.buffer: PriorityBuffer[Msg] = PriorityBuffer(weights, capacity=concurrency)
+        self.buffer: PriorityBuffer[Delivery] = PriorityBuffer(weights, capacity=concurrency)
         self._running = 0
         self._idle = anyio.Event()
         self._stop = anyio.Event()
         self.executor: Executor | None = None
         self.heartbeat: Heartbeat | None = None
-        self.supervisor = Supervisor(nc, settings, supervisor_id=self.id) if supervise else None
+        self.supervisor = (
+            Supervisor(nc, settings, supervisor_id=self.id, topology=self.topology) if supervise else None
+        )
         self.metrics = WorkerMetrics()
         self.metrics.track(self)
         self.metrics_port = metrics_port
@@ -143,16 +157,43 @@ class Worker:
 
     async def run(self, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
         """Provision, then run until `stop()`; signals `task_status.started()` once fetching."""
+        consumers = await self._provision()
+        # The ledger says `cancelled` first; this tells a handler running here (cooperative).
+        cancels = await self.nc.subscribe(self.topology.control_subject("cancel"), cb=self._on_cancel)
+        async with anyio.create_task_group() as keeper:
+            await self._start_liveness(keeper)
+            async with anyio.create_task_group() as jobs:
+                for _ in range(self.concurrency):
+                    jobs.start_soon(self._runner)
+                async with anyio.create_task_group() as intake:
+                    for priority, consumer in consumers:
+                        intake.start_soon(self._fetch, priority, consumer)
+                    task_status.started()
+                    await self._stop.wait()
+                    self.buffer.close()
+                    intake.cancel_scope.cancel()
+                await self._drain([consumer for _, consumer in consumers])
+                jobs.cancel_scope.cancel()
+            keeper.cancel_scope.cancel()
+        self.metrics.close()
+        for _, consumer in consumers:
+            await consumer.close()
+        await cancels.unsubscribe()
+        assert self.executor is not None
+        log.info("worker.stopped", worker=self.id, counts=self.executor.counts)
+
+    async def _provision(self) -> list[tuple[Priority, PullConsumer]]:
+        """Streams, consumers and buckets; the executor; one pull consumer per queue and priority."""
         for queue in self.queues:
             await self.topology.ensure_queue(self.js, queue)
-        ledger = Ledger(
-            await self.topology.status_kv(self.js),
-            requester=Requester(self.nc),
-            bucket=self.topology.status_bucket,
-        )
+        ledger = await self.publisher.status_ledger()
         self.executor = Executor(
             app=self.app,
             settings=self.settings,
+            topology=self.topology,
+            nc=self.nc,
+            requester=self.requester,
+            outbound=self.outbound,
             ledger=ledger,
             dead_letters=DeadLetters(self.js, self.topology, ledger),
             publisher=self.publisher,
@@ -162,8 +203,7 @@ class Worker:
             metrics=self.metrics,
             held_by=self._held_by,
         )
-        # The ledger says `cancelled` first; this tells a handler running here (cooperative).
-        cancels = await self.nc.subscribe(self.topology.control_subject("cancel"), cb=self._on_cancel)
+        await self.topology.workers_kv(self.js)
         consumers = [
             (
                 priority,
@@ -185,6 +225,11 @@ class Worker:
             concurrency=self.concurrency,
             handlers=sorted(self.app.handlers),
         )
+        return consumers
+
+    async def _start_liveness(self, keeper: anyio.abc.TaskGroup) -> None:
+        """Lease extension, the first heartbeat, the supervisor and the metrics endpoint."""
+        assert self.executor is not None
         self.heartbeat = Heartbeat(
             self.nc,
             self.topology.workers_bucket,
@@ -195,45 +240,29 @@ class Worker:
             ttl=self.settings.heartbeat_ttl,
             in_flight=self.lease.in_flight,
         )
-        await self.topology.workers_kv(self.js)
-        async with anyio.create_task_group() as keeper:
-            keeper.start_soon(self.lease.run)
-            await keeper.start(self.heartbeat.run)
-            if self.supervisor is not None:
-                await keeper.start(self.supervisor.run)
-            if self.metrics_port is not None:
-                self.metrics_port = self.metrics.serve(self.metrics_port)
-                keeper.start_soon(
-                    self.metrics.refresh_lag, self.js, self.topology, self.queues, self._live_queues
-                )
-                log.info("worker.metrics", url=f"http://127.0.0.1:{self.metrics_port}/metrics")
-            async with anyio.create_task_group() as jobs:
-                for _ in range(self.concurrency):
-                    jobs.start_soon(self._runner)
-                async with anyio.create_task_group() as intake:
-                    for priority, consumer in consumers:
-                        intake.start_soon(self._fetch, priority, consumer)
-                    task_status.started()
-                    await self._stop.wait()
-                    self.buffer.close()
-                    intake.cancel_scope.cancel()
-                late_until = anyio.current_time() + self.settings.fetch_timeout
-                await self._release_unstarted([consumer for _, consumer in consumers])
-                async with anyio.create_task_group() as closing:
-                    # Pull requests sent before the stop stay open on the server until they
-                    # expire; whatever they still deliver is handed back at once.
-                    for _, consumer in consumers:
-                        closing.start_soon(self._release_late, consumer, late_until)
-                    with anyio.move_on_after(self.settings.grace_period):
-                        while self._running:
-                            await self._idle.wait()
-                jobs.cancel_scope.cancel()
-            keeper.cancel_scope.cancel()
-        self.metrics.close()
-        for _, consumer in consumers:
-            await consumer.close()
-        await cancels.unsubscribe()
-        log.info("worker.stopped", worker=self.id, counts=self.executor.counts)
+        keeper.start_soon(self.lease.run)
+        await keeper.start(self.heartbeat.run)
+        if self.supervisor is not None:
+            await keeper.start(partial(self.supervisor.run, ledger=self.executor.ledger))
+        if self.metrics_port is not None:
+            self.metrics_port = self.metrics.serve(self.metrics_port)
+            keeper.start_soon(
+                self.metrics.refresh_lag, self.js, self.topology, self.queues, self._live_queues
+            )
+            log.info("worker.metrics", url=f"http://127.0.0.1:{self.metrics_port}/metrics")
+
+    async def _drain(self, consumers: list[PullConsumer]) -> None:
+        """After the stop: hand back what never started, and give running jobs `grace_period`."""
+        late_until = anyio.current_time() + self.settings.fetch_timeout
+        await self._release_unstarted(consumers)
+        async with anyio.create_task_group() as closing:
+            # Pull requests sent before the stop stay open on the server until they expire;
+            # whatever they still deliver is handed back at once.
+            for consumer in consumers:
+                closing.start_soon(self._release_late, consumer, late_until)
+            with anyio.move_on_after(self.settings.grace_period):
+                while self._running:
+                    await self._idle.wait()
 
     async def _on_cancel(self, msg: Msg) -> None:
         try:
@@ -257,17 +286,35 @@ class Worker:
                 # Shielded: a stop arriving here must not leave a burst neither buffered (to be
                 # NAKed at shutdown) nor listed.
                 with anyio.CancelScope(shield=True):
-                    for msg in burst:
-                        self.lease.hold(msg)
-                    if self.heartbeat is not None:
-                        await self._beat_now()  # listed before any of them can start
-                    for msg in burst:
-                        self.buffer.put(priority, msg)
+                    deliveries = await self._arrive(burst)
+                    for delivery in deliveries:
+                        self.buffer.put(priority, delivery)
             if not request.ended.startswith(("408", "filled")):
                 # 409 (consumer deleted, leadership change), 503 (no stream leader), lost: the
                 # stream is unavailable for now; ask again shortly rather than in a tight loop.
                 log.warning("worker.fetch_failed", priority=priority, error=request.ended)
                 await anyio.sleep(0.5)
+
+    async def _arrive(self, burst: list[Msg]) -> list[Delivery]:
+        """Hold a burst's leases, decode it, list it in a heartbeat and ask the ledger for its
+        entries (one request for the burst; each claim awaits the answer when it needs it)."""
+        max_job_bytes = self.settings.max_job_bytes
+        deliveries = [Delivery.arrive(msg, max_job_bytes) for msg in burst]
+        for delivery in deliveries:
+            self.lease.hold(delivery.msg, delivery.job.id if delivery.job else None)
+        if self.heartbeat is not None:
+            await self._beat_now()  # listed before any of them can start
+        job_ids = [delivery.job.id for delivery in deliveries if delivery.job is not None]
+        if job_ids:
+            assert self.executor is not None
+            try:
+                reads = await self.executor.ledger.send_get_many(job_ids)
+            except Exception as exc:  # disconnected: each claim reads its own entry
+                log.warning("worker.ledger_read_failed", error=describe_error(exc))
+            else:
+                for delivery in deliveries:
+                    delivery.reads = reads
+        return deliveries
 
     async def _beat_now(self) -> None:
         assert self.heartbeat is not None
@@ -280,19 +327,17 @@ class Worker:
         """One of `concurrency` tasks: take the next delivery by priority, run it, repeat."""
         assert self.executor is not None
         while (picked := await self.buffer.get()) is not None:
-            msg = picked[1]
+            delivery = picked[1]
             if self._running == 0:
                 self._idle = anyio.Event()
             self._running += 1
             try:
-                await self.executor.process(msg)
+                await self.executor.process(delivery)
             except Exception as exc:
                 # Dead-lettering an undecodable message failed (connection lost); a decoded job's
                 # failures are logged by the executor, with its job_id. The delivery comes back.
-                self.lease.release(msg)
-                log.error(
-                    "job.process_failed", stream_seq=msg.metadata.sequence.stream, error=describe_error(exc)
-                )
+                self.lease.release(delivery.msg)
+                log.error("job.process_failed", stream_seq=delivery.seq, error=describe_error(exc))
             finally:
                 self._running -= 1
                 if self._running == 0:
@@ -300,7 +345,7 @@ class Worker:
 
     async def _release_unstarted(self, consumers: list[PullConsumer]) -> None:
         """NAK what was fetched but not started, so other workers get it now."""
-        pending = self.buffer.drain()
+        pending = [delivery.msg for delivery in self.buffer.drain()]
         for consumer in consumers:
             pending.extend(consumer.take())  # arrived while the fetcher was being cancelled
         await self._nak(pending)

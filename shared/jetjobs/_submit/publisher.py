@@ -49,16 +49,24 @@ class Enqueued(msgspec.Struct, frozen=True):
 class Publisher:
     """Publishes jobs into a namespace's JOBS stream. Share one per process."""
 
-    def __init__(self, nc: NATS, settings: Settings, *, topology: Topology | None = None) -> None:
+    def __init__(
+        self,
+        nc: NATS,
+        settings: Settings,
+        *,
+        topology: Topology | None = None,
+        requester: Requester | None = None,
+    ) -> None:
+        """`topology` and `requester` are shared when given (a worker process has one of each)."""
         self.nc = nc
         self.js: JetStreamContext = nc.jetstream()
         self.settings = settings
         self.topology = topology or Topology(settings)
         self._ledger: Ledger | None = None
-        self.requester = Requester(nc)
+        self.requester = requester or Requester(nc)
 
-    async def _ready(self, queue: str) -> Ledger:
-        await self.topology.ensure_queue(self.js, queue)
+    async def status_ledger(self) -> Ledger:
+        """The status ledger, over this publisher's requester (created with its bucket if missing)."""
         if self._ledger is None:
             self._ledger = Ledger(
                 await self.topology.status_kv(self.js),
@@ -66,6 +74,10 @@ class Publisher:
                 bucket=self.topology.status_bucket,
             )
         return self._ledger
+
+    async def _ready(self, queue: str) -> Ledger:
+        await self.topology.ensure_queue(self.js, queue)
+        return await self.status_ledger()
 
     def build(
         self,

@@ -19,6 +19,7 @@ from nats.aio.msg import Msg
 
 from jetjobs._errors import NoStream, StreamError, WrongLastSequence
 from jetjobs._transport.inbox import subscribe_direct
+from jetjobs._transport.outbound import Outbound
 
 
 class _ApiError(msgspec.Struct):
@@ -43,12 +44,15 @@ _WRONG_LAST_SEQUENCE = (10071, 10164)
 class Requester:
     """Many concurrent JetStream requests over one connection and one reply subscription."""
 
-    def __init__(self, nc: NATS, *, timeout: float = 5.0) -> None:
+    def __init__(self, nc: NATS, *, timeout: float = 5.0, outbound: Outbound | None = None) -> None:
         self.nc = nc
         self.timeout = timeout
+        self.outbound = outbound or Outbound(nc)
         self._prefix = ""
         self._tokens = itertools.count()
         self._waiting: dict[str, tuple[asyncio.Future[Msg], float]] = {}
+        # Batch gets: many replies to one token, collected until the server's closing status.
+        self._collecting: dict[str, list[Msg]] = {}
 
     async def _ensure(self) -> None:
         if not self._prefix:
@@ -62,12 +66,19 @@ class Requester:
         expired = [reply for reply, (_, deadline) in self._waiting.items() if deadline <= now]
         for reply in expired:
             future, _ = self._waiting.pop(reply)
+            self._collecting.pop(reply, None)
             if not future.done():
                 future.set_exception(TimeoutError(f"no reply within {self.timeout}s"))
         if not self.nc.is_closed:
             asyncio.get_running_loop().call_later(self.timeout / 4, self._expire)
 
     def _on_reply(self, msg: Msg) -> None:
+        collected = self._collecting.get(msg.subject)
+        if collected is not None:
+            collected.append(msg)
+            if msg.data or not msg.headers or "Status" not in msg.headers:
+                return  # one of the batch; the closing status (204 EOB, 404, an error) follows
+            del self._collecting[msg.subject]
         waiting = self._waiting.pop(msg.subject, None)
         if waiting is not None and not waiting[0].done():
             waiting[0].set_result(msg)
@@ -79,7 +90,7 @@ class Requester:
         future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
         self._waiting[reply] = (future, time.monotonic() + self.timeout)
         try:
-            await self.nc.publish(subject, data, reply=reply, headers=headers)
+            self.outbound.publish(subject, data, reply=reply, headers=headers)
         except BaseException:
             self._waiting.pop(reply, None)
             raise
@@ -109,6 +120,62 @@ class Requester:
         if status:
             raise StreamError(f"direct get of {subject} failed: {status} {msg.headers}", code=int(status))
         return msg
+
+    async def send_direct_get_last_many(self, stream: str, subjects: list[str]) -> BatchReply:
+        """Ask for the last message of each of `subjects` in `stream` in one request (a direct
+        batch get); the returned BatchReply is awaited later. Subjects with no message are left
+        out of the answer."""
+        await self._ensure()
+        token = f"{self._prefix}.{next(self._tokens)}"
+        future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
+        self._waiting[token] = (future, time.monotonic() + self.timeout)
+        # Nobody may await it (every delivery of the burst handed back before its claim): a
+        # timeout must not then be reported as a "Future exception was never retrieved".
+        future.add_done_callback(_retrieve)
+        collected: list[Msg] = []
+        self._collecting[token] = collected
+        body = _BATCH_GET_ENCODER.encode(_BatchGet(multi_last=subjects, batch=len(subjects)))
+        try:
+            self.outbound.publish(f"$JS.API.DIRECT.GET.{stream}", body, reply=token)
+        except BaseException:
+            self._waiting.pop(token, None)
+            self._collecting.pop(token, None)
+            raise
+        return BatchReply(Reply(self, token, future, stream), collected)
+
+
+def _retrieve(future: asyncio.Future[Msg]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+class _BatchGet(msgspec.Struct):
+    multi_last: list[str]
+    batch: int
+
+
+_BATCH_GET_ENCODER = msgspec.json.Encoder()
+
+
+class BatchReply:
+    """A direct batch get in flight: `messages()` returns every message found."""
+
+    def __init__(self, reply: Reply, collected: list[Msg]) -> None:
+        self._reply = reply
+        self._collected = collected
+
+    async def messages(self) -> list[Msg]:
+        """The messages found (in stream order), once the server has closed the batch.
+
+        Raises:
+            StreamError: the server refused the batch (too many subjects, no direct get).
+            TimeoutError: it did not close the batch within the requester's timeout.
+        """
+        closing = await self._reply.msg()
+        status = (closing.headers or {}).get("Status")
+        if status not in ("204", "404"):  # 204: end of batch; 404: none of the subjects has one
+            raise StreamError(f"batch get failed: {status} {closing.headers}", code=int(status or 0))
+        return self._collected[:-1]
 
 
 class Reply:

@@ -1,0 +1,53 @@
+"""A delivery on its way through the worker: the message, its job, and the ledger as last read.
+
+The fetcher makes one `Delivery` per message as a burst arrives (decoding the envelope once) and
+asks the ledger for the entries of the whole burst in one request (`Ledger.send_get_many`); the
+executor then carries this one value from admission to ack, nak or term, instead of a message,
+a job, an attempt and a revision passed separately.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from nats.aio.msg import Msg
+
+from jetjobs._errors import InvalidJob
+from jetjobs._joblog.ledger import Reads
+from jetjobs._joblog.schedule import fired_job
+from jetjobs._wire.envelope import Job, decode_job
+
+
+@dataclass(slots=True)
+class Delivery:
+    """One delivery of a message from a queue consumer.
+
+    `job` is None when the message is not a job (`invalid` says why). `attempt` and `revision`
+    are set by the claim: the execution number, and the ledger revision of its `running` entry,
+    which the completion's compare-and-set names.
+    """
+
+    msg: Msg
+    seq: int  # the JOBS stream sequence of the message
+    count: int  # JetStream's delivery count (1 for a first delivery)
+    received_at: float  # Unix time, seconds
+    job: Job | None = None
+    invalid: str = ""
+    reads: Reads | None = None  # the burst's ledger entries, asked for when it arrived
+    attempt: int = 0
+    revision: int = 0
+
+    @classmethod
+    def arrive(cls, msg: Msg, max_job_bytes: int) -> Delivery:
+        """Decode and validate a message's envelope (size, JSON, schema); never raises."""
+        metadata = msg.metadata
+        delivery = cls(msg, metadata.sequence.stream, metadata.num_delivered, time.time())
+        try:
+            if len(msg.data) > max_job_bytes:
+                raise InvalidJob(f"job is {len(msg.data)} bytes; the limit is {max_job_bytes}")
+            # A recurring schedule fires the same body each time: each firing gets its own job id.
+            delivery.job = fired_job(decode_job(msg.data), msg.headers, delivery.seq)
+        except InvalidJob as exc:
+            delivery.invalid = str(exc)
+        return delivery
