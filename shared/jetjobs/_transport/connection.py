@@ -197,11 +197,14 @@ async def _connectable(url: str, settings: NatsSettings) -> bool:
             error_cb=quiet,
             token=settings.token,
         )
+        # The embedded server always demands its token. One that lets anyone in is another
+        # server that took the port of a dead one: joining it would run jobs on a stranger's queue.
+        ours = bool(getattr(nc, "_server_info", {}).get("auth_required"))
     except Exception:
         return False
     finally:
         await nc.close()
-    return True
+    return ours
 
 
 def _private_dir(path: Path) -> None:
