@@ -186,71 +186,57 @@ def instant_server() -> Iterator[str]:
         server.server_close()
 
 
-async def overhead(calls: int) -> dict[str, float]:
-    """Median microseconds per call: LlmClient.call_llm vs a raw httpx POST of the same body."""
-    system, prompt = "You write cover letters." * 20, "Write one." * 200
-    with instant_server() as base:
-        env = {"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": base}
-        body = {
-            "model": "gpt-4o-mini",
-            "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
-            "max_completion_tokens": 500,
-            "stream": False,
-        }
-        headers = {"authorization": "Bearer sk-bench", "content-type": "application/json"}
-        async with httpx.AsyncClient() as raw, LlmClient(load_llm_settings(env)) as llm:
-            raw_times, layer_times = [], []
-            for i in range(calls * 2 + 40):
-                if i % 2:
-                    t = time.perf_counter()
-                    r = await raw.post(f"{base}/chat/completions", json=body, headers=headers)
-                    msgspec.json.decode(r.content)
-                    raw_times.append(time.perf_counter() - t)
-                else:
-                    t = time.perf_counter()
-                    await llm.call_llm("cover_letter", system, prompt, max_tokens=500)
-                    layer_times.append(time.perf_counter() - t)
+_SYSTEM, _PROMPT = "You write cover letters." * 20, "Write one." * 200
+_BODY = {
+    "model": "gpt-4o-mini",
+    "messages": [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": _PROMPT}],
+    "max_completion_tokens": 500,
+    "stream": False,
+}
+_HEADERS = {"authorization": "Bearer sk-bench", "content-type": "application/json"}
+
+
+def _env(base: str) -> dict[str, str]:
+    return {"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": base}
+
+
+async def _compare(raw: httpx.AsyncClient, llm: LlmClient, base: str, calls: int) -> dict[str, float]:
+    """Alternate a raw POST and a `call_llm` of the same body; medians after 20 warm-up calls each."""
+    raw_times, layer_times = [], []
+    for i in range(calls * 2 + 40):
+        t = time.perf_counter()
+        if i % 2:
+            r = await raw.post(f"{base}/chat/completions", json=_BODY, headers=_HEADERS)
+            msgspec.json.decode(r.content)
+            raw_times.append(time.perf_counter() - t)
+        else:
+            await llm.call_llm("cover_letter", _SYSTEM, _PROMPT, max_tokens=500)
+            layer_times.append(time.perf_counter() - t)
     raw_us = statistics.median(raw_times[20:]) * 1e6
     layer_us = statistics.median(layer_times[20:]) * 1e6
     return {"raw_httpx_us": raw_us, "call_llm_us": layer_us, "overhead_us": layer_us - raw_us}
 
 
+async def overhead(calls: int) -> dict[str, float]:
+    """Median microseconds per call: LlmClient.call_llm vs a raw httpx POST of the same body."""
+    with instant_server() as base:
+        async with httpx.AsyncClient() as raw, LlmClient(load_llm_settings(_env(base))) as llm:
+            return await _compare(raw, llm, base, calls)
+
+
 async def overhead_in_memory(calls: int) -> dict[str, float]:
     """The same comparison over httpx.MockTransport: the layer's own CPU cost, without socket noise."""
-    system, prompt = "You write cover letters." * 20, "Write one." * 200
 
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, content=ANSWER, headers={"content-type": "application/json"})
 
     base = "http://llm.invalid/v1"
-    env = {"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": base}
-    body = {
-        "model": "gpt-4o-mini",
-        "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}],
-        "max_completion_tokens": 500,
-        "stream": False,
-    }
-    headers = {"authorization": "Bearer sk-bench", "content-type": "application/json"}
     transport = httpx.MockTransport(answer)
     async with (
         httpx.AsyncClient(transport=transport) as raw,
         httpx.AsyncClient(transport=transport) as shared,
     ):
-        llm = LlmClient(load_llm_settings(env), http=shared)
-        raw_times, layer_times = [], []
-        for i in range(calls * 2 + 40):
-            if i % 2:
-                t = time.perf_counter()
-                r = await raw.post(f"{base}/chat/completions", json=body, headers=headers)
-                msgspec.json.decode(r.content)
-                raw_times.append(time.perf_counter() - t)
-            else:
-                t = time.perf_counter()
-                await llm.call_llm("cover_letter", system, prompt, max_tokens=500)
-                layer_times.append(time.perf_counter() - t)
-    raw_us = statistics.median(raw_times[20:]) * 1e6
-    layer_us = statistics.median(layer_times[20:]) * 1e6
-    return {"raw_httpx_us": raw_us, "call_llm_us": layer_us, "overhead_us": layer_us - raw_us}
+        return await _compare(raw, LlmClient(load_llm_settings(_env(base)), http=shared), base, calls)
 
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
