@@ -13,12 +13,13 @@ from typing import Any
 import anyio
 import msgspec
 from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
 
 from jetjobs import App, NatsSettings, Settings, Worker
 from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._transport.topology import Topology
-from jetjobs._wire.envelope import DeadLetter, StatusRecord
+from jetjobs._wire.envelope import DeadLetter, InFlight, StatusRecord, WorkerBeat, utcnow
 
 # Liveness in seconds rather than minutes: a beat every 0.5 s, expiry after 2 s, a 5 s lease, and
 # slower retries and fetches. For tests that kill workers (chaos, the pipeline's stages).
@@ -127,3 +128,30 @@ async def dead_letter_of(nc: NATS, settings: Settings, job_id: str) -> DeadLette
     found = await DeadLetters(nc.jetstream(), topology, ledger).show(job_id)
     assert found is not None
     return found[1]
+
+
+async def ghost_worker(
+    ledger: Ledger, held: Sequence[Msg], ids: Sequence[str], *, claimed: int, listed: int
+) -> WorkerBeat:
+    """Play a worker `ghost` that holds `held` (the deliveries of `ids`, in order): it claimed the
+    first `claimed` jobs in the ledger (`running`, attempt 1) and its heartbeat lists the first
+    `listed` deliveries. Returns the beat, for the test to publish (and let expire) as it needs."""
+    for job_id in ids[:claimed]:
+        _, revision = await ledger.get(job_id)
+        running = StatusRecord(
+            id=job_id, type="echo", state="running", attempt=1, worker="ghost", updated_at=utcnow()
+        )
+        assert await ledger.write(running, revision) is not None
+    return WorkerBeat(
+        id="ghost",
+        host="elsewhere",
+        pid=4242,
+        queues=["default"],
+        concurrency=len(held),
+        version="0",
+        started_at=utcnow(),
+        beat_at=utcnow(),
+        in_flight=[
+            InFlight(reply=m.reply or "", attempt=1, job_id=ids[i]) for i, m in enumerate(held[:listed])
+        ],
+    )

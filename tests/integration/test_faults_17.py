@@ -26,9 +26,9 @@ from jetjobs._liveness.orphans import snapshot, sweep_orphans
 from jetjobs._liveness.supervisor import Supervisor
 from jetjobs._transport.connection import connect
 from jetjobs._transport.topology import Topology
-from jetjobs._wire.envelope import InFlight, JobEvent, StatusRecord, WorkerBeat, WorkerDied, utcnow
+from jetjobs._wire.envelope import JobEvent, StatusRecord, WorkerDied
 from tests.chaos.harness import free_port
-from tests.support import run_jetjobs, running_worker, status_of
+from tests.support import ghost_worker, run_jetjobs, running_worker, status_of
 
 pytestmark = [pytest.mark.integration]
 
@@ -131,24 +131,7 @@ async def test_item3_ack_wait_not_above_ttl_still_recovers(nc: NATS, settings: S
         durable=topology.consumer_name("default", "normal"), stream=topology.jobs_stream
     )
     held = await sub.fetch(2, timeout=5)
-    ledger = Ledger(await topology.status_kv(js))
-    for job_id in ids:
-        _, revision = await ledger.get(job_id)
-        running = StatusRecord(
-            id=job_id, type="echo", state="running", attempt=1, worker="ghost", updated_at=utcnow()
-        )
-        assert await ledger.write(running, revision) is not None
-    beat = WorkerBeat(
-        id="ghost",
-        host="elsewhere",
-        pid=4242,
-        queues=["default"],
-        concurrency=2,
-        version="0",
-        started_at=utcnow(),
-        beat_at=utcnow(),
-        in_flight=[InFlight(reply=m.reply or "", attempt=1, job_id=ids[i]) for i, m in enumerate(held)],
-    )
+    beat = await ghost_worker(Ledger(await topology.status_kv(js)), held, ids, claimed=2, listed=2)
     supervisor = Supervisor(nc, s, supervisor_id="standalone")
     async with anyio.create_task_group() as tg:
         await tg.start(supervisor.run)

@@ -14,8 +14,8 @@ from jetjobs._joblog.ledger import Ledger
 from jetjobs._liveness.orphans import held_sequence, snapshot, sweep_orphans
 from jetjobs._liveness.supervisor import Supervisor, live_workers
 from jetjobs._transport.topology import Topology
-from jetjobs._wire.envelope import InFlight, StatusRecord, WorkerBeat, WorkerDied, utcnow
-from tests.support import running_worker
+from jetjobs._wire.envelope import StatusRecord, WorkerDied, utcnow
+from tests.support import ghost_worker, running_worker
 
 pytestmark = [pytest.mark.integration]
 
@@ -68,25 +68,9 @@ async def test_dead_workers_jobs_come_back_long_before_ack_wait(nc: NATS, live_s
     )
     held = await sub.fetch(3, timeout=5)
     assert len(held) == 3
+    # The third was still in the worker's socket when it died: never claimed, never listed.
     ledger = Ledger(await topology.status_kv(js))
-    for job_id in ids[:2]:  # the third was still in the worker's socket: never claimed
-        _, revision = await ledger.get(job_id)
-        running = StatusRecord(
-            id=job_id, type="echo", state="running", attempt=1, worker="ghost", updated_at=utcnow()
-        )
-        assert await ledger.write(running, revision) is not None
-    beat = WorkerBeat(
-        id="ghost",
-        host="elsewhere",
-        pid=4242,
-        queues=["default"],
-        concurrency=3,
-        version="0",
-        started_at=utcnow(),
-        beat_at=utcnow(),
-        # The third delivery is not listed: it was in the worker's socket when it died.
-        in_flight=[InFlight(reply=m.reply, attempt=1, job_id=ids[i]) for i, m in enumerate(held[:2])],
-    )
+    beat = await ghost_worker(ledger, held, ids, claimed=2, listed=2)
     await topology.workers_kv(js)
     await js.publish(f"$KV.{topology.workers_bucket}.workers.ghost", msgspec.json.encode(beat), msg_ttl=1)
 
