@@ -36,6 +36,7 @@ from nats.aio.client import Client as NATS
 from jetjobs._errors import ConfigError
 from jetjobs._observability.redact import mask_url
 from jetjobs._settings import NatsSettings
+from jetjobs._transport import reader
 from jetjobs._transport.connection_events import ConnectionEvents
 from jetjobs._transport.embedded import EmbeddedServer
 
@@ -155,6 +156,7 @@ async def connect(url: str, settings: NatsSettings, *, name: str = "jetjobs") ->
     deadline = settings.connect_timeout * (len(servers) + 1)
     first = _FirstConnect(len(servers))
     nc = NATS()
+    reader.install(nc)
     try:
         with anyio.fail_after(deadline):
             await nc.connect(
