@@ -148,6 +148,9 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=
     # seconds, the server's TTL granularity) and the supervisor recovers the worker's jobs.
     heartbeat_interval: Seconds = 1.0
     heartbeat_ttl: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 3
+    # A first delivery's `running` claim is written once its handler has run this long (a job that
+    # ends sooner is recorded by its outcome alone); 0: every job is claimed before it starts.
+    claim_after: Annotated[float, msgspec.Meta(ge=0)] = 0.1
     # How long a publisher keeps retrying an unacknowledged publish (server restart, failover).
     publish_retry_for: Annotated[float, msgspec.Meta(ge=0)] = 30.0
     # The built-in job types (jetjobs._builtins).
@@ -159,6 +162,8 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=
             raise ValueError("backoff_max must be >= backoff_base")
         if self.heartbeat_ttl < 2 * self.heartbeat_interval:
             raise ValueError("heartbeat_ttl must be at least twice heartbeat_interval")
+        if self.claim_after >= self.ack_wait / 2:
+            raise ValueError("claim_after must be shorter than half of ack_wait")
 
 
 _NATS_ENV = {

@@ -8,6 +8,7 @@ a job, an attempt and a revision passed separately.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 
@@ -24,8 +25,9 @@ class Delivery:
     """One delivery of a message from a queue consumer.
 
     `job` is None when the message is not a job (`invalid` says why). `attempt` and `revision`
-    are set by the claim: the execution number, and the ledger revision of its `running` entry,
-    which the completion's compare-and-set names.
+    are set by the admission: the execution number, and the ledger revision the outcome's
+    compare-and-set names (of the `running` entry once `claimed`; before that, of the entry read).
+    `claim` is the late claim in flight, started when the handler has run `claim_after` seconds.
     """
 
     msg: Msg
@@ -37,6 +39,8 @@ class Delivery:
     reads: Reads | None = None  # the burst's ledger entries, asked for when it arrived
     attempt: int = 0
     revision: int = 0
+    claimed: bool = False
+    claim: asyncio.Task[None] | None = None
 
     @classmethod
     def arrive(cls, msg: Msg, max_job_bytes: int) -> Delivery:

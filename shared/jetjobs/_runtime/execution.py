@@ -9,17 +9,24 @@ Each delivery is one `Delivery` value (jetjobs._runtime.delivery), decoded by th
 2. read the ledger (first from the burst's batch read, sent when the burst arrived): terminal →
    settle without running (a second message naming a finished job is reported as a
    `duplicate`); max_attempts executions → DLQ `exhausted`;
-3. CAS `running` (attempt n = executions so far + 1) on the revision just read: from here a newer
-   attempt fences this one out. Never on a revision a message carries: a header says what its
-   sender claims, not what the entry is, and a CAS on the current revision of a `succeeded` entry
-   would overwrite it;
+3. claim: CAS `running` (attempt n = executions so far + 1) on the revision just read: from here
+   a newer attempt fences this one out. Never on a revision a message carries: a header says what
+   its sender claims, not what the entry is, and a CAS on the current revision of a `succeeded`
+   entry would overwrite it. A first delivery of a job allowed more than one attempt is claimed
+   late: its handler starts at once, and the claim is written only if it is still running after
+   `claim_after` seconds (0.1 by default; 0 claims every job before it starts). A job that ends
+   sooner is recorded by its outcome's one write, a CAS on the revision read, which fences it just
+   the same;
 4. run the handler under the job's timeout;
-5. CAS the outcome against the `running` revision; only if that wins: ack / nak(delay) / DLQ+term;
-   if it lost to an operator's `cancelled` (see jetjobs._joblog.cancel): term, and the entry stays cancelled.
+5. CAS the outcome against the `running` revision (or the one read, if never claimed); only if
+   that wins: ack / nak(delay) / DLQ+term; if it lost to an operator's `cancelled` (see
+   jetjobs._joblog.cancel): term, and the entry stays cancelled.
 
 An attempt is an execution, not a delivery: the attempt number is the ledger's count of claims
 plus one. A delivery handed back unstarted (released at shutdown, NAKed by the supervisor for a
-worker that never started it, left to a live holder) costs the job nothing.
+worker that never started it, left to a live holder) costs the job nothing. A late claim leaves
+one execution uncounted: a first delivery whose worker dies within `claim_after` of starting it
+(every redelivery, and every job with `max_attempts=1`, is claimed before it starts).
 """
 
 from __future__ import annotations
@@ -104,6 +111,7 @@ class Executor:
         self.metrics = metrics
         self.settings = settings
         self.backoff = Backoff.of(settings)
+        self.claim_after = settings.claim_after
         self.topology = topology
         self.nc = nc
         self.requester = requester
@@ -224,7 +232,11 @@ class Executor:
             result, error = await self._run(handler, d, job, payload), None
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                await self.ledger.write(transition(job, "queued", attempt=d.attempt, worker=None), d.revision)
+                await self._settle_claim(d)
+                if d.claimed:
+                    await self.ledger.write(
+                        transition(job, "queued", attempt=d.attempt, worker=None), d.revision
+                    )
                 await self._finish(d, "nak")
                 log.info("job.interrupted", reason="worker shutting down; redelivered now")
             raise
@@ -234,6 +246,7 @@ class Executor:
             error, result, attempt=d.attempt, max_attempts=job.max_attempts, backoff=self.backoff
         )
         elapsed = time.monotonic() - started
+        await self._settle_claim(d)
         settled = await self._settle(d, job, outcome)
         label = settled or type(outcome).__name__.lower()
         if self.metrics is not None:
@@ -357,14 +370,7 @@ class Executor:
                 self._count("stale", job.id, job.type)
                 log.warning("job.stale_delivery", holder=record.worker, holder_attempt=record.attempt)
                 return False
-            if (
-                record is not None
-                and record.state == "running"
-                and (
-                    (record.worker == self.worker_id and job.id in self.running)
-                    or (record.worker != self.worker_id and self.held_by(record.worker, d.seq))
-                )
-            ):
+            if record is not None and self._held(d, job, record):
                 # A live worker runs this job under an earlier delivery (a stray redelivery: a
                 # recovery NAK that raced it). Leave it to the holder, whose ack settles it; if
                 # the holder dies, its heartbeat expires and the job comes back.
@@ -381,12 +387,18 @@ class Executor:
                 d.attempt, d.revision = ran, revision
                 await self._die(d, job, Dead("exhausted", error))
                 return False
-            claimed = await self.ledger.write(
-                transition(job, "running", attempt=ran + 1, worker=self.worker_id, delivery=d.count),
-                revision,
+            # Claimed late (once the handler has run claim_after), or now.
+            late = bool(self.claim_after) and d.count == 1 and job.max_attempts > 1
+            claimed = (
+                revision
+                if late
+                else await self.ledger.write(
+                    transition(job, "running", attempt=ran + 1, worker=self.worker_id, delivery=d.count),
+                    revision,
+                )
             )
             if claimed is not None:
-                d.attempt, d.revision = ran + 1, claimed
+                d.attempt, d.revision, d.claimed = ran + 1, claimed, not late
                 return True
             # The entry changed between read and write (the publisher's `queued` record landing,
             # or another delivery): read again and decide again.
@@ -394,6 +406,54 @@ class Executor:
         self._count("raced", job.id, job.type)
         log.warning("job.claim_failed", reason="the ledger entry kept changing; left for redelivery")
         return False
+
+    def _held(self, d: Delivery, job: Job, record: StatusRecord) -> bool:
+        """Whether a live worker runs this job under an earlier delivery: a `running` entry of a
+        live holder, or this worker running it still unclaimed (its entry `queued`)."""
+        if record.state == "running":
+            if record.worker == self.worker_id:
+                return job.id in self.running
+            return self.held_by(record.worker, d.seq)
+        return record.state == "queued" and d.count > 1 and job.id in self.running
+
+    def _arm_claim(self, d: Delivery, job: Job) -> asyncio.TimerHandle | None:
+        """For a delivery claimed late: start its claim once the handler has run `claim_after`."""
+        if d.claimed:
+            return None
+
+        def start() -> None:
+            d.claim = asyncio.create_task(self._claim_late(d, job))
+
+        return asyncio.get_running_loop().call_later(self.claim_after, start)
+
+    async def _claim_late(self, d: Delivery, job: Job) -> None:
+        """Write `running` over the revision read (or one the publisher's `queued` record moved it
+        to). If the entry changed otherwise (a cancel, another delivery's claim), the outcome's
+        compare-and-set will lose, and `_fenced` settles the delivery."""
+        running = transition(job, "running", attempt=d.attempt, worker=self.worker_id, delivery=d.count)
+        for _ in range(_CLAIM_TRIES):
+            try:
+                claimed = await self.ledger.write(running, d.revision)
+            except Exception as exc:  # unanswered: the outcome's CAS decides (see _write_outcome)
+                log.warning("job.late_claim_failed", error=describe_error(exc))
+                return
+            if claimed is not None:
+                d.revision, d.claimed = claimed, True
+                return
+            record, revision = await self.ledger.get(job.id)
+            if record is None or record.state != "queued" or record.attempt != d.attempt - 1:
+                log.info("job.late_claim_lost", state=record.state if record else None)
+                return
+            d.revision = revision
+
+    async def _settle_claim(self, d: Delivery) -> None:
+        """Wait for a late claim in flight, so that the outcome names the revision it wrote."""
+        claim, d.claim = d.claim, None
+        if claim is not None:
+            try:
+                await claim
+            except Exception as exc:
+                log.warning("job.late_claim_failed", error=describe_error(exc))
 
     async def _run(self, handler: Handler, d: Delivery, job: Job, payload: Any) -> Any:
         ctx = JobContext(
@@ -409,6 +469,7 @@ class Executor:
         if job.id in self._cancels:  # the cancel arrived between the claim and now
             del self._cancels[job.id]
             ctx.cancelled.set()
+        timer = self._arm_claim(d, job)
         try:
             if handler.is_async:
                 return await run_async_handler(handler.fn(ctx, payload), job.timeout)
@@ -419,6 +480,8 @@ class Executor:
             # Only reached when the timeout cancelled the wait for the thread.
             raise JobTimeout(f"handler ran longer than the job's timeout of {job.timeout}s")
         finally:
+            if timer is not None:
+                timer.cancel()
             if self.running.get(job.id) is ctx:
                 del self.running[job.id]
 
@@ -444,14 +507,14 @@ class Executor:
                     result=self._result(result),
                     stream_seq=d.seq,
                 )
-                if await self._write_outcome(record, d.revision) is None:
+                if await self._record(d, record) is None:
                     return await self._fenced(d, job)
                 await self._finish(d, "ack")
                 self._announce(job, "succeeded", d.attempt)
                 self._count("succeeded", job.id, job.type)
             case RetryLater(delay, error):
                 record = transition(job, "failed", attempt=d.attempt, worker=self.worker_id, error=error)
-                if await self._write_outcome(record, d.revision) is None:
+                if await self._record(d, record) is None:
                     return await self._fenced(d, job)
                 await self._finish(d, "nak", delay)
                 self._count("retried", job.id, job.type, error)
@@ -469,7 +532,7 @@ class Executor:
             dead_reason=outcome.reason,
             stream_seq=d.seq,
         )
-        if await self._write_outcome(record, d.revision) is None:
+        if await self._record(d, record) is None:
             return await self._fenced(d, job)
         await self._dead_letter(d, job, d.attempt, outcome.reason, outcome.error)
         await self._finish(d, "term")
@@ -490,6 +553,23 @@ class Executor:
         await self._finish(d, "ack" if record.state == "succeeded" else "term")
         self._count("cancelled" if record.state == "cancelled" else "skipped", job.id, job.type)
         log.info("job.already_finished", state=record.state)
+
+    async def _record(self, d: Delivery, record: StatusRecord) -> int | None:
+        """Write an attempt's outcome; None when a newer write won.
+
+        Over the `running` revision of a claimed attempt. An attempt never claimed names the
+        revision its admission read; if the entry is still the same attempt's `queued` at a newer
+        revision (the publisher's record landed after the read), it is written over that one.
+        """
+        revision = d.revision
+        for _ in range(_CLAIM_TRIES):
+            written = await self._write_outcome(record, revision)
+            if written is not None or d.claimed:
+                return written
+            current, revision = await self.ledger.get(record.id)
+            if current is None or current.state != "queued" or current.attempt != d.attempt - 1:
+                return None
+        return None
 
     async def _write_outcome(self, record: StatusRecord, revision: int) -> int | None:
         """Write an outcome over the attempt's `running` revision; None when a newer write won.
