@@ -7,11 +7,12 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any
 
 import anyio
 import msgspec
+import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
@@ -155,3 +156,46 @@ async def ghost_worker(
             InFlight(reply=m.reply or "", attempt=1, job_id=ids[i]) for i, m in enumerate(held[:listed])
         ],
     )
+
+
+class LogLines:
+    """structlog lines of this process, kept while the block runs, with a wait for one of them."""
+
+    def __init__(self) -> None:
+        self.lines: list[dict[str, Any]] = []
+        self._changed = anyio.Event()
+
+    def __call__(self, _logger: object, method: str, event: dict[str, Any]) -> dict[str, Any]:
+        self.lines.append(event | {"log_level": method})
+        self._changed.set()
+        self._changed = anyio.Event()
+        raise structlog.DropEvent
+
+    def named(self, name: str) -> list[dict[str, Any]]:
+        """Every kept line of this event name."""
+        return [line for line in self.lines if line["event"] == name]
+
+    async def wait(self, name: str, text: str = "", timeout: float = 30) -> dict[str, Any]:
+        """The first line named `name` (whose error has `text`), waiting for it if need be."""
+
+        def found() -> list[dict[str, Any]]:
+            return [line for line in self.named(name) if text in line.get("error", "")]
+
+        with anyio.fail_after(timeout):
+            while not found():
+                await self._changed.wait()
+        return found()[0]
+
+
+@contextlib.contextmanager
+def log_lines() -> Iterator[LogLines]:
+    """Capture structlog lines, with their bound context, for the duration of the block."""
+    lines = LogLines()
+    previous = structlog.get_config()
+    structlog.configure(
+        processors=[structlog.contextvars.merge_contextvars, lines], cache_logger_on_first_use=False
+    )
+    try:
+        yield lines
+    finally:
+        structlog.configure(**previous)

@@ -148,9 +148,11 @@ class Settings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=
     # seconds, the server's TTL granularity) and the supervisor recovers the worker's jobs.
     heartbeat_interval: Seconds = 1.0
     heartbeat_ttl: Annotated[int, msgspec.Meta(ge=1, le=3600)] = 3
-    # A first delivery's `running` claim is written once its handler has run this long (a job that
-    # ends sooner is recorded by its outcome alone); 0: every job is claimed before it starts.
-    claim_after: Annotated[float, msgspec.Meta(ge=0)] = 0.1
+    # 0: every job is claimed (`running`, its attempt counted) before its handler starts. Above
+    # 0, a first delivery's claim is written only once its handler has run this long, and a job
+    # that ends sooner is recorded by its outcome's one write; an execution that ends with its
+    # worker's death or a ledger outage within that time is then not counted (docs/liveness.md).
+    claim_after: Annotated[float, msgspec.Meta(ge=0)] = 0.0
     # How long a publisher keeps retrying an unacknowledged publish (server restart, failover).
     publish_retry_for: Annotated[float, msgspec.Meta(ge=0)] = 30.0
     # The built-in job types (jetjobs._builtins).

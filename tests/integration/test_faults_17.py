@@ -7,17 +7,14 @@ connection's own log lines (7), and the leader in `jetjobs workers` (8).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import msgspec
 import pytest
-import structlog
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, EmbeddedServer, JobContext, NatsSettings, Publisher, Settings
@@ -28,52 +25,9 @@ from jetjobs._transport.connection import connect
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import JobEvent, StatusRecord, WorkerDied
 from tests.chaos.harness import free_port
-from tests.support import ghost_worker, run_jetjobs, running_worker, status_of
+from tests.support import ghost_worker, log_lines, run_jetjobs, running_worker, status_of
 
 pytestmark = [pytest.mark.integration]
-
-
-class LogLines:
-    """structlog lines of this process, kept while the block runs, with a wait for one of them."""
-
-    def __init__(self) -> None:
-        self.lines: list[dict[str, Any]] = []
-        self._changed = anyio.Event()
-
-    def __call__(self, _logger: object, method: str, event: dict[str, Any]) -> dict[str, Any]:
-        self.lines.append(event | {"log_level": method})
-        self._changed.set()
-        self._changed = anyio.Event()
-        raise structlog.DropEvent
-
-    def named(self, name: str) -> list[dict[str, Any]]:
-        """Every kept line of this event name."""
-        return [line for line in self.lines if line["event"] == name]
-
-    async def wait(self, name: str, text: str = "", timeout: float = 30) -> dict[str, Any]:
-        """The first line named `name` (whose error has `text`), waiting for it if need be."""
-
-        def found() -> list[dict[str, Any]]:
-            return [line for line in self.named(name) if text in line.get("error", "")]
-
-        with anyio.fail_after(timeout):
-            while not found():
-                await self._changed.wait()
-        return found()[0]
-
-
-@contextlib.contextmanager
-def log_lines() -> Iterator[LogLines]:
-    """Capture structlog lines, with their bound context, for the duration of the block."""
-    lines = LogLines()
-    previous = structlog.get_config()
-    structlog.configure(
-        processors=[structlog.contextvars.merge_contextvars, lines], cache_logger_on_first_use=False
-    )
-    try:
-        yield lines
-    finally:
-        structlog.configure(**previous)
 
 
 def recording_app(runs: list[tuple[str, int]]) -> App:

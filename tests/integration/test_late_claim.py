@@ -18,7 +18,7 @@ from jetjobs._joblog.cancel import cancel
 from jetjobs._joblog.ledger import Ledger, queued_record
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import ENCODER, StatusRecord, utcnow
-from tests.support import running_worker
+from tests.support import log_lines, running_worker
 
 pytestmark = [pytest.mark.integration]
 
@@ -72,6 +72,12 @@ class Writes:
 
 
 @pytest.fixture
+def late(settings: Settings) -> Settings:
+    """The late claim on, at 0.1 s."""
+    return msgspec.structs.replace(settings, claim_after=0.1)
+
+
+@pytest.fixture
 async def writes(nc: NATS, settings: Settings) -> Writes:
     watched = Writes()
     await watched.watch(nc, settings)
@@ -100,27 +106,27 @@ def _app(release: anyio.Event, started: anyio.Event) -> App:
     return app
 
 
-async def test_a_short_job_is_recorded_by_one_write(nc: NATS, settings: Settings, writes: Writes) -> None:
+async def test_a_short_job_is_recorded_by_one_write(nc: NATS, late: Settings, writes: Writes) -> None:
     """queued → succeeded (attempt 1, this worker): no `running` write in between."""
     app = _app(anyio.Event(), anyio.Event())
-    async with running_worker(app, nc, settings) as (worker, outcomes):
-        jobs = [await Publisher(nc, settings).enqueue("quick", {}) for _ in range(20)]
+    async with running_worker(app, nc, late) as (worker, outcomes):
+        jobs = [await Publisher(nc, late).enqueue("quick", {}) for _ in range(20)]
         for job in jobs:
             await outcomes.wait_for(job.id, "succeeded")
     for job in jobs:
         assert await writes.of(job.id) == [("queued", 0), ("succeeded", 1)]
-        record, _ = await (await _ledger(nc, settings)).get(job.id)
+        record, _ = await (await _ledger(nc, late)).get(job.id)
         assert record is not None
         assert (record.worker, record.result) == (worker.id, 1)
 
 
 async def test_a_longer_job_shows_running_once_it_has_run_claim_after(
-    nc: NATS, settings: Settings, writes: Writes
+    nc: NATS, late: Settings, writes: Writes
 ) -> None:
     release, started = anyio.Event(), anyio.Event()
-    ledger = await _ledger(nc, settings)
-    async with running_worker(_app(release, started), nc, settings) as (worker, outcomes):
-        job = await Publisher(nc, settings).enqueue("held", {})
+    ledger = await _ledger(nc, late)
+    async with running_worker(_app(release, started), nc, late) as (worker, outcomes):
+        job = await Publisher(nc, late).enqueue("held", {})
         await started.wait()
         await writes.wait_for(job.id, ("running", 1))
         record, _ = await ledger.get(job.id)
@@ -132,25 +138,25 @@ async def test_a_longer_job_shows_running_once_it_has_run_claim_after(
 
 
 async def test_claim_after_zero_and_single_attempt_jobs_claim_before_they_start(
-    nc: NATS, settings: Settings, writes: Writes
+    nc: NATS, settings: Settings, late: Settings, writes: Writes
 ) -> None:
-    """`claim_after=0` claims every job first; `max_attempts=1` is claimed first whatever it is."""
+    """`claim_after=0` (the default) claims every job first; with a late claim on, a job with
+    `max_attempts=1` is still claimed first."""
     app = _app(anyio.Event(), anyio.Event())
-    eager = msgspec.structs.replace(settings, claim_after=0.0)
-    async with running_worker(app, nc, eager) as (_, outcomes):
-        job = await Publisher(nc, eager).enqueue("quick", {})
+    async with running_worker(app, nc, settings) as (_, outcomes):
+        job = await Publisher(nc, settings).enqueue("quick", {})
         await outcomes.wait_for(job.id, "succeeded")
     assert await writes.of(job.id) == [("queued", 0), ("running", 1), ("succeeded", 1)]
-    async with running_worker(app, nc, settings) as (_, outcomes):
-        once = await Publisher(nc, settings).enqueue("quick", {}, max_attempts=1)
+    async with running_worker(app, nc, late) as (_, outcomes):
+        once = await Publisher(nc, late).enqueue("quick", {}, max_attempts=1)
         await outcomes.wait_for(once.id, "succeeded")
     assert await writes.of(once.id) == [("queued", 0), ("running", 1), ("succeeded", 1)]
 
 
-async def test_a_retry_is_claimed_before_it_starts(nc: NATS, settings: Settings, writes: Writes) -> None:
+async def test_a_retry_is_claimed_before_it_starts(nc: NATS, late: Settings, writes: Writes) -> None:
     """The second execution is a redelivery: `running` (attempt 2) is written before it runs."""
-    async with running_worker(_app(anyio.Event(), anyio.Event()), nc, settings) as (_, outcomes):
-        job = await Publisher(nc, settings).enqueue("flaky", {})
+    async with running_worker(_app(anyio.Event(), anyio.Event()), nc, late) as (_, outcomes):
+        job = await Publisher(nc, late).enqueue("flaky", {})
         await outcomes.wait_for(job.id, "succeeded")
     assert await writes.of(job.id) == [
         ("queued", 0),
@@ -166,17 +172,19 @@ async def test_an_unclaimed_attempt_is_fenced_by_a_newer_claim(nc: NATS, setting
     release, started = anyio.Event(), anyio.Event()
     late = msgspec.structs.replace(settings, claim_after=0.5)
     ledger = await _ledger(nc, settings)
-    async with running_worker(_app(release, started), nc, late) as (_, outcomes):
-        job = await Publisher(nc, late).enqueue("held", {})
-        await started.wait()
-        _, revision = await ledger.get(job.id)
-        newer = StatusRecord(
-            id=job.id, type="held", state="running", attempt=1, worker="newer", updated_at=utcnow()
-        )
-        assert await ledger.write(newer, revision) is not None
-        await anyio.sleep(0.6)  # past claim_after: the late claim tries, and loses
-        release.set()
-        await outcomes.wait_for(job.id, "fenced")
+    with log_lines() as lines:
+        async with running_worker(_app(release, started), nc, late) as (_, outcomes):
+            job = await Publisher(nc, late).enqueue("held", {})
+            await started.wait()
+            _, revision = await ledger.get(job.id)
+            newer = StatusRecord(
+                id=job.id, type="held", state="running", attempt=1, worker="newer", updated_at=utcnow()
+            )
+            assert await ledger.write(newer, revision) is not None
+            lost = await lines.wait("job.late_claim_lost")  # past claim_after: it tried, and lost
+            assert (lost["job_id"], lost["state"]) == (job.id, "running")
+            release.set()
+            await outcomes.wait_for(job.id, "fenced")
     record, _ = await ledger.get(job.id)
     assert record is not None
     assert (record.state, record.worker) == ("running", "newer")

@@ -13,6 +13,7 @@ from nats.aio.subscription import Subscription
 from nats.errors import ProtocolError
 from nats.protocol.parser import Parser
 
+from jetjobs._runtime.delivery import ack_fields
 from jetjobs._transport import reader
 from jetjobs._transport.inbox import DirectDelivery
 from jetjobs._transport.reader import LeanParser, parse_headers
@@ -148,3 +149,19 @@ async def test_installed_over_a_half_read_message_it_reads_the_rest() -> None:
     await client.nc._ps.parse(data[cut:])
     expected = await _read(Parser, [data])
     assert client.seen() == expected.seen()
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "$JS.ACK.JOBS.worker_default_normal.3.1042.977.1764500000123456789.12",
+        "$JS.ACK.hub.ACCHASH.JOBS.worker_default_normal.3.1042.977.1764500000123456789.12.rand0m",
+    ],
+)
+def test_a_deliverys_fields_as_nats_py_reads_them(reply: str) -> None:
+    """Stream sequence, delivery count and storage time, read from the reply subject (both forms)."""
+    msg = Msg(_client=NATS(), subject="s", reply=reply, data=b"")
+    metadata = Msg(_client=NATS(), subject="s", reply=reply, data=b"").metadata
+    seq, count, stored_at = ack_fields(msg)
+    assert (seq, count) == (metadata.sequence.stream, metadata.num_delivered)
+    assert stored_at == pytest.approx(metadata.timestamp.timestamp(), abs=1e-6)

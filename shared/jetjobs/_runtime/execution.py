@@ -12,11 +12,10 @@ Each delivery is one `Delivery` value (jetjobs._runtime.delivery), decoded by th
 3. claim: CAS `running` (attempt n = executions so far + 1) on the revision just read: from here
    a newer attempt fences this one out. Never on a revision a message carries: a header says what
    its sender claims, not what the entry is, and a CAS on the current revision of a `succeeded`
-   entry would overwrite it. A first delivery of a job allowed more than one attempt is claimed
-   late: its handler starts at once, and the claim is written only if it is still running after
-   `claim_after` seconds (0.1 by default; 0 claims every job before it starts). A job that ends
-   sooner is recorded by its outcome's one write, a CAS on the revision read, which fences it just
-   the same;
+   entry would overwrite it. With `claim_after` above 0 (off by default), a first delivery of a
+   job allowed more than one attempt is claimed late: its handler starts at once, and the claim is
+   written only if it is still running after `claim_after` seconds. A job that ends sooner is
+   recorded by its outcome's one write, a CAS on the revision read, which fences it just the same;
 4. run the handler under the job's timeout;
 5. CAS the outcome against the `running` revision (or the one read, if never claimed); only if
    that wins: ack / nak(delay) / DLQ+term; if it lost to an operator's `cancelled` (see
@@ -24,9 +23,10 @@ Each delivery is one `Delivery` value (jetjobs._runtime.delivery), decoded by th
 
 An attempt is an execution, not a delivery: the attempt number is the ledger's count of claims
 plus one. A delivery handed back unstarted (released at shutdown, NAKed by the supervisor for a
-worker that never started it, left to a live holder) costs the job nothing. A late claim leaves
-one execution uncounted: a first delivery whose worker dies within `claim_after` of starting it
-(every redelivery, and every job with `max_attempts=1`, is claimed before it starts).
+worker that never started it, left to a live holder) costs the job nothing. A late claim can
+leave one execution uncounted: a first delivery that ends with its worker's death, or whose outcome
+the ledger could not take, within `claim_after` of its start (every redelivery, and every job with
+`max_attempts=1`, is claimed before it starts).
 """
 
 from __future__ import annotations
@@ -462,7 +462,7 @@ class Executor:
             worker_id=self.worker_id,
             publisher=self.publisher,
             headers=dict(d.msg.headers or {}),
-            stored_at=d.msg.metadata.timestamp.timestamp(),
+            stored_at=d.stored_at,
             received_at=d.received_at,
         )
         self.running[job.id] = ctx

@@ -29,13 +29,13 @@ class LeaseKeeper:
     def __len__(self) -> int:
         return len(self._held)
 
-    def hold(self, msg: Msg, job_id: str | None = None) -> None:
-        """Start extending this delivery's lease; `job_id` names its job in the heartbeat."""
+    def hold(self, msg: Msg, job_id: str | None = None, *, count: int | None = None) -> None:
+        """Start extending this delivery's lease; `job_id` names its job in the heartbeat, `count`
+        is its delivery count (read from the message when not given)."""
         assert msg.reply
         self._held[msg.reply] = msg
-        self._entries[msg.reply] = InFlight(
-            reply=msg.reply, attempt=msg.metadata.num_delivered, job_id=job_id
-        )
+        attempt = msg.metadata.num_delivered if count is None else count
+        self._entries[msg.reply] = InFlight(reply=msg.reply, attempt=attempt, job_id=job_id)
 
     def release(self, msg: Msg) -> None:
         """Stop extending (the delivery was acked, nak'ed or termed)."""

@@ -303,7 +303,7 @@ class Worker:
         max_job_bytes = self.settings.max_job_bytes
         deliveries = [Delivery.arrive(msg, max_job_bytes) for msg in burst]
         for delivery in deliveries:
-            self.lease.hold(delivery.msg, delivery.job.id if delivery.job else None)
+            self.lease.hold(delivery.msg, delivery.job.id if delivery.job else None, count=delivery.count)
         if self.heartbeat is not None:
             await self._beat_now()  # listed before any of them can start
         job_ids = [delivery.job.id for delivery in deliveries if delivery.job is not None]
