@@ -68,9 +68,13 @@ async def raw_stream(js: Any, name: str) -> None:
 
 
 async def publish(b: Bench) -> None:
-    """Sequential and pipelined submission vs raw js.publish / publish_async."""
-    nc = await b.connect()
-    js = nc.jetstream()
+    """Sequential and pipelined submission vs raw js.publish / publish_async.
+
+    Each on its own connection: a Publisher's connection is read by jetjobs' protocol reader
+    (jetjobs._transport.reader), the raw one by nats-py's own.
+    """
+    raw_nc, nc = await b.connect(), await b.connect()
+    js = raw_nc.jetstream()
     seq_n = min(b.jobs, 5000)
 
     await raw_stream(js, "RAWSEQ")
@@ -113,9 +117,10 @@ async def publish(b: Bench) -> None:
     await publisher.publish_many(batch, window=1024)
     jj_async = b.jobs / (time.perf_counter() - t)
     b.rows.append(
-        Row("publish, pipelined window 1024 (jobs/s)", jj_async, raw_async, "jobs/s", target=">= 0.7x")
+        Row("publish, pipelined window 1024 (jobs/s)", jj_async, raw_async, "jobs/s", target=">= 0.8x")
     )
     await nc.close()
+    await raw_nc.close()
 
 
 async def raw_consume(b: Bench, n: int) -> float:

@@ -232,3 +232,29 @@ async def test_every_fetcher_waiting_for_room_wakes() -> None:
             assert buffer.pick() is not None
             assert buffer.pick() is not None
     assert sorted(woke) == ["queue-a", "queue-b"]
+
+
+def test_picks_are_the_smooth_weighted_round_robins_whatever_arrives() -> None:
+    """Random arrivals and picks: every pick is the one the textbook round gives (the buffer has
+    a shortcut for one ready priority; it must not change a single choice)."""
+    import random  # noqa: PLC0415 - this test only
+
+    rng = random.Random(14)
+    buffer: PriorityBuffer[int] = PriorityBuffer(WEIGHTS, capacity=1000)
+    queues: dict[Priority, list[int]] = {p: [] for p in PRIORITIES}
+    current = dict.fromkeys(PRIORITIES, 0)
+    for n in range(5000):
+        if rng.random() < 0.5:
+            priority = rng.choice(PRIORITIES)
+            buffer.put(priority, n)
+            queues[priority].append(n)
+            continue
+        ready = [p for p in PRIORITIES if queues[p]]
+        if not ready:
+            assert buffer.pick() is None
+            continue
+        for p in PRIORITIES:
+            current[p] = current[p] + WEIGHTS[p] if queues[p] else 0
+        chosen = max(ready, key=lambda p: current[p])
+        current[chosen] -= sum(WEIGHTS[p] for p in ready)
+        assert buffer.pick() == (chosen, queues[chosen].pop(0))

@@ -126,9 +126,18 @@ def _tracer() -> trace.Tracer:
 _tracer_of: tuple[Any, trace.Tracer] | None = None
 
 
-@contextlib.contextmanager
-def producer_span(subject: str, job: Any, headers: dict[str, str]) -> Iterator[None]:
+_NO_SPAN: contextlib.nullcontext[None] = contextlib.nullcontext()
+
+
+def producer_span(subject: str, job: Any, headers: dict[str, str]) -> contextlib.AbstractContextManager[None]:
     """Around a publish: a PRODUCER span whose context is injected into `headers`."""
+    if _provider is None and not _passthrough.get(None):
+        return _NO_SPAN  # tracing off, and no trace to pass on: nothing to do
+    return _producer_span(subject, job, headers)
+
+
+@contextlib.contextmanager
+def _producer_span(subject: str, job: Any, headers: dict[str, str]) -> Iterator[None]:
     if not enabled():
         # Pass on the trace of the job we are running (if any) without recording anything.
         headers.update(_current_trace_headers())
@@ -160,15 +169,24 @@ def _current_trace_headers() -> dict[str, str]:
     return _passthrough.get({})
 
 
-@contextlib.contextmanager
 def consumer_span(
     msg_subject: str, headers: Mapping[str, str], job_type: str, attributes: Callable[[], dict[str, Any]]
-) -> Iterator[Span | None]:
+) -> contextlib.AbstractContextManager[Span | None]:
     """Around a handler: a CONSUMER span, child of the producer span carried in `headers`.
 
     `attributes()` is called only for a sampled trace (OTEL_TRACES_SAMPLER, e.g.
     `parentbased_traceidratio`): a job whose trace is not sampled costs a non-recording span.
+    Tracing off and no trace headers (most jobs of an untraced system): nothing at all.
     """
+    if _provider is None and "traceparent" not in headers and not _passthrough.get(None):
+        return _NO_SPAN
+    return _consumer_span(msg_subject, headers, job_type, attributes)
+
+
+@contextlib.contextmanager
+def _consumer_span(
+    msg_subject: str, headers: Mapping[str, str], job_type: str, attributes: Callable[[], dict[str, Any]]
+) -> Iterator[Span | None]:
     carried = {k: v for k in _TRACE_HEADERS if (v := headers.get(k))}
     if not enabled() or _dropped(carried.get("traceparent", ""), job_type):
         # No span: the trace headers pass on unchanged to follow-up jobs (with an unsampled
@@ -241,6 +259,8 @@ def mark_outcome(outcome: str, error: str | None) -> None:
 
 def log_ids() -> dict[str, str]:
     """trace_id and span_id of the current span, for log lines (empty when not tracing)."""
+    if _provider is None and not _passthrough.get(None):
+        return {}
     span = trace.get_current_span()
     ctx = span.get_span_context()
     if not ctx.is_valid:

@@ -61,9 +61,20 @@ class PriorityBuffer(Generic[T]):
 
     def pick(self) -> tuple[Priority, T] | None:
         """Take the next delivery by smooth weighted round-robin, or None when empty."""
-        ready = [p for p in PRIORITIES if self._queues[p]]
+        queues = self._queues
+        ready = [p for p in PRIORITIES if queues[p]]
         if not ready:
             return None
+        if len(ready) == 1:
+            # What the round below does with one priority ready (the common case, and the
+            # cheap one): its credit is unchanged, the idle ones' is cleared.
+            (chosen,) = ready
+            for p in PRIORITIES:
+                if p != chosen:
+                    self._current[p] = 0
+            item = queues[chosen].popleft()
+            self._room_made[chosen].set()
+            return chosen, item
         total = 0
         for p in PRIORITIES:
             if self._queues[p]:

@@ -50,7 +50,6 @@ from jetjobs._runtime.lease import LeaseKeeper
 from jetjobs._runtime.priority import PriorityBuffer
 from jetjobs._settings import Settings
 from jetjobs._submit.publisher import Publisher
-from jetjobs._transport import reader
 from jetjobs._transport.outbound import Outbound
 from jetjobs._transport.pull import PullConsumer
 from jetjobs._transport.requests import Requester
@@ -86,7 +85,6 @@ class Worker:
             raise ConfigError(f"app {app.name!r} has no job handlers registered")
         self.app = app
         self.nc = nc
-        reader.install(nc)  # the lean protocol reader, on a connection not made by jetjobs too
         self.js: JetStreamContext = nc.jetstream()
         self.settings = settings
         self.queues = list(queues)

@@ -5,7 +5,9 @@ subscription drains, awaiting the callback; `next_msg` (behind `fetch`) even sta
 timer per message. The worker receives three messages per job (the delivery and two ledger acks),
 so those hops were a large share of its time. nats-py resolves a subscription made with `future=`
 by calling `future.set_result(msg)` from the read loop; `DirectDelivery` stands in for that future
-and hands every message to a callback instead: no queue, no task, no wake-up per message.
+and hands every message to a callback instead: no queue, no task, no wake-up per message. The
+connection is then read by jetjobs' own protocol reader (jetjobs._transport.reader), which calls
+the callback without even nats-py's coroutine per message.
 """
 
 from __future__ import annotations
@@ -17,30 +19,18 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
 
+from jetjobs._transport import reader
+from jetjobs._transport.reader import DirectDelivery
 
-class DirectDelivery:
-    """Looks like a pending future to nats-py; every `set_result(msg)` calls `callback(msg)`."""
-
-    def __init__(self, callback: Callable[[Msg], None]) -> None:
-        self._callback = callback
-
-    def cancelled(self) -> bool:
-        """Never: the subscription lives until it is unsubscribed."""
-        return False
-
-    def done(self) -> bool:
-        """Never done: it takes any number of messages."""
-        return False
-
-    def set_result(self, msg: Msg) -> None:
-        """Called by nats-py's read loop for each message."""
-        self._callback(msg)
+__all__ = ["DirectDelivery", "subscribe_direct"]
 
 
 async def subscribe_direct(nc: NATS, subject: str, callback: Callable[[Msg], None]) -> Subscription:
     """Subscribe to `subject`; `callback` runs synchronously in the read loop for every message.
 
-    The callback must not block or raise: it runs inside nats-py's protocol parser.
+    The callback must not block or raise: it runs inside the connection's protocol reader, which
+    is jetjobs' own from then on (jetjobs._transport.reader).
     """
+    reader.install(nc)
     future: Any = DirectDelivery(callback)
     return await nc.subscribe(subject, future=future)

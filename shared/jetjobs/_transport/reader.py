@@ -6,7 +6,8 @@ line with a whitespace check per character of each name. A worker receives four 
 (the delivery, its ledger entry, the acks of two compare-and-sets), so that was about a quarter of
 its CPU. `LeanParser` reads `MSG`/`HMSG` with one `find` and one `split` per control line, walks
 the buffer by offset and trims it once per read, and hands a message for a direct subscription
-(jetjobs._transport.inbox) to its callback without a coroutine. Every other message (a nats-py
+(`DirectDelivery`, made by jetjobs._transport.inbox, which installs this reader) to its callback
+without a coroutine. Every other message (a nats-py
 subscription with a queue, a JetStream push subscription with flow control) and every other
 command (`PING`, `PONG`, `INFO`, `+OK`, `-ERR`) goes through nats-py's own code, unchanged.
 
@@ -16,13 +17,33 @@ command (`PING`, `PONG`, `INFO`, `+OK`, `-ERR`) goes through nats-py's own code,
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
 from nats.errors import ProtocolError
 from nats.protocol.parser import AWAITING_CONTROL_LINE, MAX_CONTROL_LINE_SIZE, Parser
 
-from jetjobs._transport.inbox import DirectDelivery
+
+class DirectDelivery:
+    """Looks like a pending future to nats-py; every `set_result(msg)` calls `callback(msg)`."""
+
+    def __init__(self, callback: Callable[[Msg], None]) -> None:
+        self._callback = callback
+
+    def cancelled(self) -> bool:
+        """Never: the subscription lives until it is unsubscribed."""
+        return False
+
+    def done(self) -> bool:
+        """Never done: it takes any number of messages."""
+        return False
+
+    def set_result(self, msg: Msg) -> None:
+        """Called by nats-py's read loop for each message."""
+        self._callback(msg)
+
 
 _CRLF = b"\r\n"
 _HEADER_LINE = b"NATS/1.0"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import time
 import uuid
 from datetime import UTC, datetime
@@ -59,7 +58,16 @@ RunAt = Annotated[
 # be finite doubles, which msgspec already enforces (`1e999999` is out of range).
 INT_MIN = -(2**63)
 INT_MAX = 2**64 - 1
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+# Every digit made a "0", so that a run of 19 digits is one `find` (a regular expression took
+# six times as long, once per job).
+_DIGITS_AS_ZERO = bytes.maketrans(b"0123456789", b"0" * 10)
+_RUN_OF_19 = b"0" * 19
+
+
+def _has_long_digit_run(data: bytes) -> bool:
+    """Whether `data` has 19 digits in a row (only then can it hold an integer past 64 bits)."""
+    return data.translate(_DIGITS_AS_ZERO).find(_RUN_OF_19) >= 0
+
 
 PAYLOAD_DESCRIPTION = (
     "The job type's input, a JSON object. Integers anywhere inside must lie in "
@@ -300,7 +308,7 @@ def decode_job(data: bytes) -> Job:
     except RecursionError:
         raise InvalidJob("job JSON is nested too deeply") from None
     # Only a body with a run of 19 digits can hold an integer past 64 bits: skip the walk otherwise.
-    if _LONG_DIGITS.search(data) and (path := wide_integer(job.payload, "$.payload")):
+    if _has_long_digit_run(data) and (path := wide_integer(job.payload, "$.payload")):
         raise InvalidJob(
             f"job envelope does not match the schema: integer at `{path}` does not fit in 64 bits "
             f"([{INT_MIN}, {INT_MAX}]); send it as a string"
