@@ -21,7 +21,18 @@ import anyio
 from benchmarks import peers, suite
 from jetjobs import EmbeddedServer
 
-SCENARIOS = ("publish", "consume", "consume-traced", "consume-sampled", "e2e", "latency", "recovery", "peers")
+SCENARIOS = (
+    "publish",
+    "consume",
+    "consume-2",
+    "consume-late",
+    "consume-traced",
+    "consume-sampled",
+    "e2e",
+    "latency",
+    "recovery",
+    "peers",
+)
 
 
 @contextmanager
@@ -80,6 +91,10 @@ async def run_once(bench: suite.Bench, chosen: list[str] | tuple[str, ...], sink
             await suite.publish(bench)
         elif name == "consume":
             await suite.consume(bench, tracing_endpoint=None)
+        elif name == "consume-2":
+            await suite.consume(bench, tracing_endpoint=None, workers=2)
+        elif name == "consume-late":
+            await suite.consume(bench, tracing_endpoint=None, claim_after=0.05)
         elif name == "consume-traced":
             await suite.consume(bench, tracing_endpoint=sink)
         elif name == "consume-sampled":

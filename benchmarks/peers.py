@@ -130,9 +130,14 @@ def against_best_peer(rows: list[Row]) -> dict[str, str]:
     """jetjobs' rates over the best peer's, consume-only and end to end, where both were measured."""
     pairs = {
         "jetjobs consume / best peer": ("consume, 1 worker, tracing off", "batch"),
+        "jetjobs consume, late claim / best peer": ("consume, 1 worker, late claim", "batch"),
         "jetjobs end to end / best peer": ("end to end, 1 worker", "end to end"),
     }
     found: dict[str, str] = {}
+    one = [r.jetjobs for r in rows if r.scenario.startswith("consume, 1 worker, tracing off")]
+    two = [r.jetjobs for r in rows if r.scenario.startswith("consume, 2 workers")]
+    if one and two:
+        found["consume, 2 workers / 1"] = f"{two[0] / one[0]:.2f}x (target >= 1.7x)"
     for label, (ours_prefix, kind) in pairs.items():
         ours = [r.jetjobs for r in rows if r.scenario.startswith(ours_prefix)]
         theirs = [r.jetjobs for r in rows if r.scenario.startswith(PEER_PREFIX) and kind in r.scenario]
