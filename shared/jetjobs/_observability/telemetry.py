@@ -37,6 +37,9 @@ DEFAULT_PROTOCOL = "http/protobuf"
 # The longest a process waits at exit for its last spans to be exported.
 FLUSH_TIMEOUT = 2.0
 _provider: Any = None
+# (provider, whether its sampler drops every span whose remote parent was not sampled: a
+# parent-based sampler with its default for that case, so that `_dropped` need not ask it).
+_parent_decides_of: tuple[Any, bool] | None = None
 
 
 def tracing_configured(env: Mapping[str, str] | None = None) -> bool:
@@ -72,9 +75,9 @@ def setup_tracing(service_name: str, env: Mapping[str, str] | None = None) -> bo
 
         exporter = GrpcExporter()
     else:
-        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
+        from jetjobs._observability.otlp import LeanSpanExporter
 
-        exporter = HttpExporter()
+        exporter = LeanSpanExporter()
     resource = Resource.create({"service.name": env.get("OTEL_SERVICE_NAME") or service_name})
     # No atexit shutdown of its own: shutdown_tracing bounds the final flush, the SDK would not.
     provider = TracerProvider(resource=resource, shutdown_on_exit=False)
@@ -180,23 +183,35 @@ def consumer_span(
     """
     if _provider is None and "traceparent" not in headers and not _passthrough.get(None):
         return _NO_SPAN
-    return _consumer_span(msg_subject, headers, job_type, attributes)
+    carried = {k: v for k in _TRACE_HEADERS if (v := headers.get(k))}
+    if _provider is None or _dropped(carried.get("traceparent", ""), job_type):
+        # No span: the trace headers pass on unchanged to follow-up jobs (with an unsampled
+        # parent, so that the whole trace stays unsampled, as a non-recording span would).
+        return _PassOn(carried)
+    return _consumer_span(msg_subject, carried, job_type, attributes)
+
+
+class _PassOn:
+    """For the handler's duration: the trace headers its follow-up jobs carry (no span)."""
+
+    __slots__ = ("carried", "token")
+
+    def __init__(self, carried: dict[str, str]) -> None:
+        self.carried = carried
+        self.token: contextvars.Token[dict[str, str]] | None = None
+
+    def __enter__(self) -> None:
+        self.token = _passthrough.set(self.carried)
+
+    def __exit__(self, *_: object) -> None:
+        assert self.token is not None
+        _passthrough.reset(self.token)
 
 
 @contextlib.contextmanager
 def _consumer_span(
-    msg_subject: str, headers: Mapping[str, str], job_type: str, attributes: Callable[[], dict[str, Any]]
+    msg_subject: str, carried: dict[str, str], job_type: str, attributes: Callable[[], dict[str, Any]]
 ) -> Iterator[Span | None]:
-    carried = {k: v for k in _TRACE_HEADERS if (v := headers.get(k))}
-    if not enabled() or _dropped(carried.get("traceparent", ""), job_type):
-        # No span: the trace headers pass on unchanged to follow-up jobs (with an unsampled
-        # parent, so that the whole trace stays unsampled, as a non-recording span would).
-        token = _passthrough.set(carried)
-        try:
-            yield None
-        finally:
-            _passthrough.reset(token)
-        return
     parent = propagate.extract(carried)
     with _tracer().start_as_current_span(
         f"process {job_type}",
@@ -231,14 +246,27 @@ def _dropped(traceparent: str, job_type: str) -> bool:
         trace_id, span_id = int(parts[1], 16), int(parts[2], 16)
     except ValueError:
         return False
+    if _parent_decides():
+        return True  # what the question below answers for a parent-based sampler's default
     parent = trace.set_span_in_context(
         trace.NonRecordingSpan(
             trace.SpanContext(trace_id, span_id, is_remote=True, trace_flags=trace.TraceFlags(0))
         )
     )
-    sampler = _provider.sampler
-    result = sampler.should_sample(parent, trace_id, f"process {job_type}", SpanKind.CONSUMER)
+    result = _provider.sampler.should_sample(parent, trace_id, f"process {job_type}", SpanKind.CONSUMER)
     return not result.decision.is_sampled()
+
+
+def _parent_decides() -> bool:
+    """Whether the provider's sampler drops every child of an unsampled remote parent."""
+    global _parent_decides_of  # noqa: PLW0603 - a cache, like _tracer_of
+    if _parent_decides_of is None or _parent_decides_of[0] is not _provider:
+        from opentelemetry.sdk.trace.sampling import ALWAYS_OFF, ParentBased
+
+        sampler = _provider.sampler
+        drops = isinstance(sampler, ParentBased) and sampler._remote_parent_not_sampled is ALWAYS_OFF
+        _parent_decides_of = (_provider, drops)
+    return _parent_decides_of[1]
 
 
 def mark_attempt(attempt: int) -> None:
