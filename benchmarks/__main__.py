@@ -63,6 +63,7 @@ async def run(args: argparse.Namespace, url: str, sink: str) -> suite.Bench:
         await run_once(bench, args.only or SCENARIOS, sink)
     bench.rows = medians(bench.rows)
     bench.extra.update(peers.against_best_peer(bench.rows))
+    bench.extra.update(suite.cpu_ratios(bench.extra))
     return bench
 
 
@@ -98,6 +99,7 @@ async def run_once(bench: suite.Bench, chosen: list[str] | tuple[str, ...], sink
         elif name == "consume-traced":
             await suite.consume(bench, tracing_endpoint=sink)
         elif name == "consume-sampled":
+            await suite.consume(bench, tracing_endpoint=None, sampled=0.1)
             await suite.consume(bench, tracing_endpoint=sink, sampled=0.1)
         elif name == "e2e":
             await suite.end_to_end(bench, workers=1)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import statistics
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -194,6 +195,8 @@ async def consume(
     label = f"consume, {workers} worker{'s' if workers > 1 else ''}, tracing off (jobs/s)"
     if claim_after:
         label = f"consume, 1 worker, late claim {claim_after:g}s (jobs/s)"
+    if sampled is not None and not tracing_endpoint:
+        label = f"consume, 1 worker, tracing off, jobs traced {sampled:.0%} (jobs/s)"
     if tracing_endpoint:
         extra = {
             "OTEL_EXPORTER_OTLP_ENDPOINT": tracing_endpoint,
@@ -223,7 +226,7 @@ async def consume(
             rate,
             raw,
             "jobs/s",
-            target=">= 0.45x" if not tracing_endpoint and workers == 1 and not claim_after else "",
+            target=">= 0.45x" if label.startswith("consume, 1 worker, tracing off (") else "",
             notes=f"process start {started - t:.2f}s excluded",
         )
     )
@@ -440,3 +443,23 @@ def table(rows: list[Row]) -> str:
             + (f"  ({r.notes})" if r.notes else "")
         )
     return "\n".join(lines)
+
+
+def cpu_ratios(extra: dict[str, Any]) -> dict[str, str]:
+    """Worker CPU per job with tracing, against tracing off (medians of the runs)."""
+    cpu = {
+        key.removeprefix("worker_cpu_us_per_job (").removesuffix(")"): statistics.median(values)
+        for key, values in extra.items()
+        if key.startswith("worker_cpu_us_per_job (")
+    }
+    found = {}
+    off, carried = cpu.get("tracing off"), cpu.get("tracing off, jobs traced 10%")
+    if off and "tracing on" in cpu:
+        found["CPU per job, tracing on / off"] = f"{cpu['tracing on'] / off:.2f}x (target <= 2x)"
+    if off and "tracing 10% sampled" in cpu:
+        found["CPU per job, 10% sampled / off"] = f"{cpu['tracing 10% sampled'] / off:.2f}x (target <= 1.2x)"
+        if carried:
+            found["CPU per job, 10% sampled / off, the same jobs"] = (
+                f"{cpu['tracing 10% sampled'] / carried:.2f}x (both with their producer's traceparent)"
+            )
+    return found

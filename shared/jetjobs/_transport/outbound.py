@@ -99,6 +99,11 @@ class Outbound:
 
 def _header_block(headers: Mapping[str, str]) -> bytes:
     """`NATS/1.0` and the header lines, as nats-py writes them (an empty key is left out)."""
+    if len(headers) == 1:  # the usual case (a compare-and-set, a message id): one line
+        ((key, raw),) = headers.items()
+        prefix = _KEY_PREFIXES.get(key)
+        if prefix is not None and "\r" not in raw and "\n" not in raw:
+            return b"NATS/1.0\r\n%s%s\r\n\r\n" % (prefix, raw.strip().encode())
     parts = [b"NATS/1.0\r\n"]
     for key, raw in headers.items():
         prefix = _KEY_PREFIXES.get(key)

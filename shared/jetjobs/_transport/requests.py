@@ -85,7 +85,8 @@ class Requester:
 
     async def send(self, subject: str, data: bytes = b"", headers: dict[str, str] | None = None) -> Reply:
         """Send now; the returned Reply is awaited later (pipelining without a task per request)."""
-        await self._ensure()
+        if not self._prefix:
+            await self._ensure()
         reply = f"{self._prefix}.{next(self._tokens)}"
         future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
         self._waiting[reply] = (future, time.monotonic() + self.timeout)
