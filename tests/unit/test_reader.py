@@ -57,8 +57,13 @@ def _wire() -> bytes:
         if i % 17 == 0:
             status = HEADER_BLOCKS[4]
             parts.append(b"HMSG _INBOX.p 1 %d %d\r\n%s\r\n" % (len(status), len(status), status))
+    big, block = b"B" * 300_000, b"NATS/1.0\r\nA: b\r\n\r\n"  # a payload split over many reads
+    parts.append(b"HMSG _INBOX.big 2 reply.big %d %d\r\n" % (len(block), len(block) + len(big)))
+    parts.append(block + big + b"\r\n")
     parts.append(b'INFO {"server_id":"x","max_payload":1048576}\r\n')
     parts.append(b"MSG unknown.sid 99 3\r\nabc\r\n")
+    parts.append(b"-ERR 'Permissions Violation for Subscription to \"x\"'\r\n")
+    parts.append(b"PONG\r\n")
     return b"".join(parts)
 
 
@@ -85,9 +90,13 @@ class _Client:
         async def info(info: dict[str, Any]) -> None:
             self.calls.append(("info", info))
 
+        async def err(message: str) -> None:
+            self.calls.append(("err", message))
+
         self.nc._process_msg = process_msg  # type: ignore[method-assign]
         self.nc._process_ping = ping  # type: ignore[method-assign]
         self.nc._process_info = info  # type: ignore[method-assign]
+        self.nc._process_err = err  # type: ignore[method-assign]
 
     def seen(self) -> list[tuple[Any, ...]]:
         """Direct messages and every other call, in a comparable form."""
@@ -124,9 +133,10 @@ async def test_the_same_messages_and_calls_however_the_reads_split(largest: int)
         got = await _read(LeanParser, _split(data, rng, largest))
         assert got.seen() == expected.seen()
         assert got.nc.stats["in_msgs"] == sum(1 for m in got.direct)
-    assert len(expected.direct) == 40 + 40 + 3  # deliveries, acks, statuses
+    assert len(expected.direct) == 40 + 40 + 3 + 1  # deliveries, acks, statuses, the big one
     assert ("ping",) in expected.seen()
     assert any(call[0] == "info" for call in expected.seen())
+    assert any(call[0] == "err" for call in expected.seen())
 
 
 async def test_a_malformed_or_unknown_command_is_a_protocol_error() -> None:
