@@ -13,9 +13,9 @@ from nats.aio.subscription import Subscription
 from nats.errors import ProtocolError
 from nats.protocol.parser import Parser
 
-from jetjobs._runtime.delivery import ack_fields
 from jetjobs._transport import reader
 from jetjobs._transport.inbox import DirectDelivery
+from jetjobs._transport.pull import ack_reply
 from jetjobs._transport.reader import LeanParser, parse_headers
 
 HEADER_BLOCKS = [
@@ -172,6 +172,8 @@ def test_a_deliverys_fields_as_nats_py_reads_them(reply: str) -> None:
     """Stream sequence, delivery count and storage time, read from the reply subject (both forms)."""
     msg = Msg(_client=NATS(), subject="s", reply=reply, data=b"")
     metadata = Msg(_client=NATS(), subject="s", reply=reply, data=b"").metadata
-    seq, count, stored_at = ack_fields(msg)
+    fields = ack_reply(msg.reply or "")
+    assert fields is not None
+    seq, count, stored_at = fields.stream_seq, fields.delivered, fields.stored_ns / 1e9
     assert (seq, count) == (metadata.sequence.stream, metadata.num_delivered)
     assert stored_at == pytest.approx(metadata.timestamp.timestamp(), abs=1e-6)

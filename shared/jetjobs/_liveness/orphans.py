@@ -34,6 +34,7 @@ from nats.js import JetStreamContext
 
 from jetjobs._errors import describe_error
 from jetjobs._joblog.ledger import Ledger
+from jetjobs._transport.pull import ack_reply
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import JOB_DECODER, PRIORITIES, WorkerBeat
 
@@ -45,12 +46,8 @@ SWEEP_LIMIT = 20_000
 
 def held_sequence(reply: str) -> tuple[str, int] | None:
     """(consumer, stream sequence) of a delivery's `$JS.ACK...` reply subject (v1 or v2 form)."""
-    tokens = reply.split(".")
-    if len(tokens) == 9:
-        return tokens[3], int(tokens[5])
-    if len(tokens) >= 11:
-        return tokens[5], int(tokens[7])
-    return None
+    fields = ack_reply(reply)
+    return None if fields is None else (fields.consumer, fields.stream_seq)
 
 
 def nak_subject(stream: str, consumer: str, stream_seq: int, consumer_seq: int) -> str:

@@ -17,6 +17,7 @@ from nats.aio.msg import Msg
 from jetjobs._errors import InvalidJob
 from jetjobs._joblog.ledger import Reads
 from jetjobs._joblog.schedule import fired_job
+from jetjobs._transport.pull import ack_reply
 from jetjobs._wire.envelope import Job, decode_job
 
 
@@ -46,8 +47,11 @@ class Delivery:
     @classmethod
     def arrive(cls, msg: Msg, max_job_bytes: int) -> Delivery:
         """Decode and validate a message's envelope (size, JSON, schema); never raises."""
-        seq, count, stored_at = ack_fields(msg)
-        delivery = cls(msg, seq, count, time.time(), stored_at=stored_at)
+        fields = ack_reply(msg.reply or "")
+        assert fields is not None, "a pull consumer hands on `$JS.ACK` deliveries only"
+        delivery = cls(
+            msg, fields.stream_seq, fields.delivered, time.time(), stored_at=fields.stored_ns / 1e9
+        )
         try:
             if len(msg.data) > max_job_bytes:
                 raise InvalidJob(f"job is {len(msg.data)} bytes; the limit is {max_job_bytes}")
@@ -56,15 +60,3 @@ class Delivery:
         except InvalidJob as exc:
             delivery.invalid = str(exc)
         return delivery
-
-
-def ack_fields(msg: Msg) -> tuple[int, int, float]:
-    """(stream sequence, delivery count, stored at) of a JetStream delivery, from its reply subject
-    (`$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<ns>.<pending>`, or the
-    form with a domain and account hash). What `msg.metadata` gives, at a fraction of its cost
-    (one per job), which is left for the rare paths that want the rest."""
-    tokens = (msg.reply or "").split(".")
-    if len(tokens) == 9:
-        return int(tokens[5]), int(tokens[4]), int(tokens[7]) / 1e9
-    metadata = msg.metadata  # the v2 form (or not a JetStream delivery: raises, as it did)
-    return metadata.sequence.stream, metadata.num_delivered, metadata.timestamp.timestamp()

@@ -34,8 +34,9 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from contextlib import nullcontext
+from functools import partial
 from typing import Any, Literal
 
 import anyio
@@ -246,7 +247,8 @@ class Executor:
             error, result, attempt=d.attempt, max_attempts=job.max_attempts, backoff=self.backoff
         )
         elapsed = time.monotonic() - started
-        await self._settle_claim(d)
+        if d.claim is not None:
+            await self._settle_claim(d)
         settled = await self._settle(d, job, outcome)
         label = settled or type(outcome).__name__.lower()
         if self.metrics is not None:
@@ -431,20 +433,32 @@ class Executor:
         to). If the entry changed otherwise (a cancel, another delivery's claim), the outcome's
         compare-and-set will lose, and `_fenced` settles the delivery."""
         running = transition(job, "running", attempt=d.attempt, worker=self.worker_id, delivery=d.count)
+        try:
+            claimed, current = await self._over_queued(d, job.id, partial(self.ledger.write, running))
+        except Exception as exc:  # unanswered: the outcome's CAS decides (see _write_outcome)
+            log.warning("job.late_claim_failed", error=describe_error(exc))
+            return
+        if claimed is None:
+            log.info("job.late_claim_lost", state=current.state if current else None)
+            return
+        d.revision, d.claimed = claimed, True
+
+    async def _over_queued(
+        self, d: Delivery, job_id: str, write: Callable[[int], Awaitable[int | None]]
+    ) -> tuple[int | None, StatusRecord | None]:
+        """`write(revision)` for an attempt not claimed yet, over the revision its admission read;
+        if that loses while the entry is still this attempt's `queued` (the publisher's record
+        landed after the read), over the new revision. Returns the revision written (None when
+        something else was written) and the entry last read, if any."""
+        revision, current = d.revision, None
         for _ in range(_CLAIM_TRIES):
-            try:
-                claimed = await self.ledger.write(running, d.revision)
-            except Exception as exc:  # unanswered: the outcome's CAS decides (see _write_outcome)
-                log.warning("job.late_claim_failed", error=describe_error(exc))
-                return
-            if claimed is not None:
-                d.revision, d.claimed = claimed, True
-                return
-            record, revision = await self.ledger.get(job.id)
-            if record is None or record.state != "queued" or record.attempt != d.attempt - 1:
-                log.info("job.late_claim_lost", state=record.state if record else None)
-                return
-            d.revision = revision
+            written = await write(revision)
+            if written is not None:
+                return written, current
+            current, revision = await self.ledger.get(job_id)
+            if current is None or current.state != "queued" or current.attempt != d.attempt - 1:
+                break
+        return None, current
 
     async def _settle_claim(self, d: Delivery) -> None:
         """Wait for a late claim in flight, so that the outcome names the revision it wrote."""
@@ -554,22 +568,16 @@ class Executor:
         self._count("cancelled" if record.state == "cancelled" else "skipped", job.id, job.type)
         log.info("job.already_finished", state=record.state)
 
-    async def _record(self, d: Delivery, record: StatusRecord) -> int | None:
-        """Write an attempt's outcome; None when a newer write won.
+    def _record(self, d: Delivery, record: StatusRecord) -> Awaitable[int | None]:
+        """Write an attempt's outcome; None when a newer write won. Over the `running` revision of
+        a claimed attempt; over the revision read for one never claimed (`_over_queued`)."""
+        if d.claimed:
+            return self._write_outcome(record, d.revision)
+        return self._outcome_unclaimed(d, record)
 
-        Over the `running` revision of a claimed attempt. An attempt never claimed names the
-        revision its admission read; if the entry is still the same attempt's `queued` at a newer
-        revision (the publisher's record landed after the read), it is written over that one.
-        """
-        revision = d.revision
-        for _ in range(_CLAIM_TRIES):
-            written = await self._write_outcome(record, revision)
-            if written is not None or d.claimed:
-                return written
-            current, revision = await self.ledger.get(record.id)
-            if current is None or current.state != "queued" or current.attempt != d.attempt - 1:
-                return None
-        return None
+    async def _outcome_unclaimed(self, d: Delivery, record: StatusRecord) -> int | None:
+        written, _ = await self._over_queued(d, record.id, partial(self._write_outcome, record))
+        return written
 
     async def _write_outcome(self, record: StatusRecord, revision: int) -> int | None:
         """Write an outcome over the attempt's `running` revision; None when a newer write won.

@@ -61,32 +61,25 @@ class PriorityBuffer(Generic[T]):
 
     def pick(self) -> tuple[Priority, T] | None:
         """Take the next delivery by smooth weighted round-robin, or None when empty."""
-        queues = self._queues
+        queues, current = self._queues, self._current
         ready = [p for p in PRIORITIES if queues[p]]
         if not ready:
             return None
-        if len(ready) == 1:
-            # What the round below does with one priority ready (the common case, and the
-            # cheap one): its credit is unchanged, the idle ones' is cleared.
-            (chosen,) = ready
-            for p in PRIORITIES:
-                if p != chosen:
-                    self._current[p] = 0
-            item = queues[chosen].popleft()
-            self._room_made[chosen].set()
-            return chosen, item
-        total = 0
+        # An idle priority neither banks credit nor carries debt into its next arrival, so a
+        # newly arrived high job (weight 8 against 4 and 1) is picked next.
         for p in PRIORITIES:
-            if self._queues[p]:
-                self._current[p] += self._weights[p]
+            if not queues[p]:
+                current[p] = 0
+        if len(ready) == 1:
+            chosen = ready[0]  # the round with one priority ready leaves its credit as it was
+        else:
+            total = 0
+            for p in ready:
+                current[p] += self._weights[p]
                 total += self._weights[p]
-            else:
-                # An idle priority neither banks credit nor carries debt into its next arrival,
-                # so a newly arrived high job (weight 8 against 4 and 1) is picked next.
-                self._current[p] = 0
-        chosen = max(ready, key=lambda p: self._current[p])
-        self._current[chosen] -= total
-        item = self._queues[chosen].popleft()
+            chosen = max(ready, key=lambda p: current[p])
+            current[chosen] -= total
+        item = queues[chosen].popleft()
         self._room_made[chosen].set()
         return chosen, item
 

@@ -16,6 +16,8 @@ next `pull` or `take` gets them.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import anyio
 import msgspec
 from nats.aio.client import Client as NATS
@@ -32,6 +34,31 @@ class _PullRequest(msgspec.Struct, omit_defaults=True):
 
 
 _ACK_PREFIX = "$JS.ACK."
+
+
+class AckReply(NamedTuple):
+    """What a delivery's reply subject says: `$JS.ACK.<stream>.<consumer>.<delivered>.<stream
+    seq>.<consumer seq>.<stored, ns>.<pending>`, or the same after a domain and an account hash."""
+
+    consumer: str
+    delivered: int  # JetStream's delivery count
+    stream_seq: int
+    stored_ns: int  # when the stream stored the message, Unix time in nanoseconds
+
+
+def ack_reply(reply: str) -> AckReply | None:
+    """The fields of a `$JS.ACK...` reply subject (either form); None for any other subject.
+
+    What nats-py's `msg.metadata` gives, at a fraction of its cost (the worker reads one per job).
+    """
+    tokens = reply.split(".")
+    if len(tokens) == 9:
+        first = 2
+    elif len(tokens) >= 11:
+        first = 4
+    else:
+        return None
+    return AckReply(tokens[first + 1], int(tokens[first + 2]), int(tokens[first + 3]), int(tokens[first + 5]))
 
 
 class PullConsumer:

@@ -7,12 +7,13 @@ line with a whitespace check per character of each name. A worker receives four 
 its CPU. `LeanParser` reads `MSG`/`HMSG` with one `find` and one `split` per control line, walks
 the buffer by offset and trims it once per read, and hands a message for a direct subscription
 (`DirectDelivery`, made by jetjobs._transport.inbox, which installs this reader) to its callback
-without a coroutine. Every other message (a nats-py
-subscription with a queue, a JetStream push subscription with flow control) and every other
-command (`PING`, `PONG`, `INFO`, `+OK`, `-ERR`) goes through nats-py's own code, unchanged.
+without a coroutine. Every other message (a nats-py subscription with a queue, a JetStream push
+subscription with flow control) and every other command (`PING`, `PONG`, `INFO`, `+OK`, `-ERR`)
+goes through nats-py's own code, unchanged.
 
-`install(nc)` replaces the parser of one connection (`Client._ps`, an internal of nats-py:
-`tests/unit/test_reader.py` and `tests/integration/test_reader.py` fail if it changes).
+`install(nc)` replaces the parser of one connection (`Client._ps` and the parser's state, internals
+of nats-py: `tests/unit/test_reader.py` fails if they change; every integration test reads
+through it).
 """
 
 from __future__ import annotations
