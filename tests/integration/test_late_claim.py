@@ -4,6 +4,7 @@ single-attempt jobs are claimed before they start; an unclaimed attempt is fence
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -57,16 +58,17 @@ class Writes:
     async def of(self, job_id: str) -> list[tuple[str, int]]:
         """The job's writes up to its current entry, oldest first: (state, attempt)."""
         _, revision = await self.ledger.get(job_id)
-        with anyio.fail_after(10):
-            while self.seen.get(job_id, 0) < revision:
-                self._arrived = anyio.Event()
-                await self._arrived.wait()
+        await self._until(lambda: self.seen.get(job_id, 0) >= revision)
         return self.by_job.get(job_id, [])
 
     async def wait_for(self, job_id: str, write: tuple[str, int]) -> None:
         """Wait until the job's entry has been written as `write` (state, attempt)."""
+        await self._until(lambda: write in self.by_job.get(job_id, []))
+
+    async def _until(self, condition: Callable[[], bool]) -> None:
+        """Re-check `condition` after every write seen (one waiter at a time)."""
         with anyio.fail_after(10):
-            while write not in self.by_job.get(job_id, []):
+            while not condition():
                 self._arrived = anyio.Event()
                 await self._arrived.wait()
 
