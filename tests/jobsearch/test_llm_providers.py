@@ -302,6 +302,7 @@ def test_retry_after_headers() -> None:
     assert retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
     assert retry_after({"retry-after": "7"}) == 7.0
     assert retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0
+    assert retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 -0000"}) == 0.0  # a zoneless date
     assert retry_after({"retry-after": "soon"}) is None
     assert retry_after({}) is None
 

@@ -14,7 +14,6 @@ import enum
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import anyio
@@ -32,6 +31,7 @@ from jobsearch.llm.errors import (
 from jobsearch.llm.limits import ProviderLimits
 from jobsearch.llm.messages import LlmRequest, Reply
 from jobsearch.llm.settings import LlmSettings, ProviderSettings
+from jobsearch.retry_after import retry_after as header_retry_after
 
 TRANSIENT_STATUSES = frozenset({408, 409, 429, 529})
 _JSON = msgspec.json.Decoder()
@@ -61,20 +61,7 @@ def retry_after(headers: Mapping[str, str]) -> float | None:
             return max(0.0, float(raw_ms) / 1000)
         except ValueError:
             pass
-    raw = headers.get("retry-after")
-    if not raw:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    from datetime import UTC, datetime  # noqa: PLC0415 - only for the rare HTTP-date form
-
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return header_retry_after(headers.get("retry-after"))
 
 
 def decode_json(body: bytes) -> Any:

@@ -10,12 +10,9 @@ to an internal address unless `allow_hosts` names it (jobsearch.sources.hosts).
 
 from __future__ import annotations
 
-import email.utils
-import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from types import TracebackType
 from typing import Annotated, Any, Self
 
@@ -25,6 +22,7 @@ import msgspec
 import structlog
 
 from jetjobs import HostDenied, __version__
+from jobsearch.retry_after import retry_after
 from jobsearch.sources.errors import FailureKind, SourceError
 from jobsearch.sources.hosts import CheckedTransport, board_host_policy
 
@@ -244,26 +242,6 @@ class _Polite:
 
     async def __aexit__(self, *exc_info: object) -> None:
         self.gate.slots.release()
-
-
-def retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a `Retry-After` header: delta-seconds or an HTTP date; None if absent."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        seconds = (when - (now or datetime.now(UTC))).total_seconds()
-    if math.isnan(seconds) or math.isinf(seconds):
-        return None
-    return max(0.0, seconds)
 
 
 def _too_large(board: str, url: str, cap: int) -> SourceError:
