@@ -18,15 +18,14 @@ submission inside the stream's duplicate window a no-op).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
-from jobsearch.db import open_db
+from jobsearch.db import immediate, open_db, open_db_retrying
 from jobsearch.dedupe import match, merge, normalise
 from jobsearch.dedupe.filters import drop_reason
 from jobsearch.listing import Listing, MergedListing
@@ -108,25 +107,15 @@ class SeenSet:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.conn = open_db(path)
-        self.conn.isolation_level = None  # we say BEGIN ourselves
+        self.conn = open_db_retrying(path)
         self.conn.executescript(SCHEMA)
 
     def close(self) -> None:
         """Close the connection."""
         self.conn.close()
 
-    @contextmanager
-    def _immediate(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction, begun with the write lock held (BEGIN IMMEDIATE)."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.conn
-            self.conn.execute("COMMIT")
-        except BaseException:
-            if self.conn.in_transaction:  # a failed COMMIT leaves it open: never reuse it half done
-                self.conn.execute("ROLLBACK")
-            raise
+    def _immediate(self) -> AbstractContextManager[sqlite3.Connection]:
+        return immediate(self.conn)
 
     def record(self, listing: Listing, search: Search, run_id: str) -> Decision:
         """Match `listing` against everything seen, insert it, and apply the filters: atomically."""

@@ -9,9 +9,8 @@ page, a person's `sqlite3`) never block thanks to WAL.
 from __future__ import annotations
 
 import sqlite3
-import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from datetime import UTC, date, datetime
 from pathlib import Path
 from types import TracebackType
@@ -19,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from jobsearch.db import open_db
+from jobsearch.db import immediate, open_db_retrying
 from jobsearch.jobs import STEPS, Check, Draft, Step
 from jobsearch.listing import MergedListing, Salary, SourceRef
 from jobsearch.store.errors import AmbiguousListing, InvalidStatus, UnknownListing
@@ -67,21 +66,8 @@ class Store:
 
     @classmethod
     def open(cls, path: Path) -> Store:
-        """Open (creating if needed) the database and its tables.
-
-        Switching a new file to WAL takes an exclusive lock that SQLite does not wait for: two
-        services opening a brand-new file at once can get "database is locked" there. That is
-        retried for a few seconds; any other error is raised.
-        """
-        for delay in (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 0.0):
-            try:
-                conn = open_db(path)
-                break
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or not delay:
-                    raise
-                time.sleep(delay)
-        conn.isolation_level = None  # explicit transactions only: see `_write`
+        """Open (creating if needed) the database and its tables (see `open_db_retrying`)."""
+        conn = open_db_retrying(path)
         migrate(conn)
         return cls(conn)
 
@@ -97,17 +83,8 @@ class Store:
     ) -> None:
         self.close()
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        # IMMEDIATE takes the write lock up front, so busy_timeout applies; a deferred transaction
-        # that upgrades later can fail with SQLITE_BUSY at once.
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+    def _write(self) -> AbstractContextManager[sqlite3.Connection]:
+        return immediate(self.conn)
 
     # -- the export stage -------------------------------------------------------------------
 
