@@ -180,12 +180,6 @@ class StageServices:
             self.failure = reason
         self.failed.set()
 
-    def kill(self, stage: Stage) -> None:
-        """SIGKILL one service (tests: a service killed mid-run must lose nothing)."""
-        child = self.current[stage]
-        if child.process.returncode is None:
-            child.process.send_signal(signal.SIGKILL)
-
     async def stop(self) -> None:
         """SIGTERM every service (they finish or hand back their jobs), SIGKILL stragglers.
 

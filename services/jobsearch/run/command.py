@@ -25,6 +25,7 @@ import structlog
 from nats.aio.client import Client as NATS
 
 from jetjobs import (
+    Ledger,
     Publisher,
     ReplayPlan,
     ReplayReport,
@@ -90,7 +91,7 @@ async def _wait_settled(
     `on_retry` hears each new error of the job while it is being retried (a locked tracker).
     """
     settled = progress.watch(job_id)
-    kv = await publisher.topology.status_kv(publisher.js)
+    ledger = Ledger(await publisher.topology.status_kv(publisher.js))
     told = ""
     while True:
         with anyio.move_on_after(_TICK):
@@ -101,10 +102,9 @@ async def _wait_settled(
             on_retry(error)
             told = error
         try:
-            entry = await kv.get(job_id)
-        except Exception:  # KeyNotFoundError and friends: not written yet
+            record, _ = await ledger.get(job_id)  # (None, 0): not written yet
+        except Exception:  # the server is away for now: ask again next tick
             continue
-        record = msgspec.json.decode(entry.value or b"null", type=StatusRecord | None)
         if record is not None and record.state in ("succeeded", "dead", "cancelled"):
             return record
 
