@@ -75,8 +75,15 @@ class Writes:
 
 @pytest.fixture
 def late(settings: Settings) -> Settings:
-    """The late claim on, at 0.1 s."""
+    """The late claim on, at 0.1 s: for a job held until its claim is seen."""
     return msgspec.structs.replace(settings, claim_after=0.1)
+
+
+@pytest.fixture
+def never_late(settings: Settings) -> Settings:
+    """The late claim on, after a minute: never reached by a test that must see no claim (a
+    stalled event loop on a busy machine cannot make one)."""
+    return msgspec.structs.replace(settings, claim_after=60.0, ack_wait=300.0)
 
 
 @pytest.fixture
@@ -108,16 +115,16 @@ def _app(release: anyio.Event, started: anyio.Event) -> App:
     return app
 
 
-async def test_a_short_job_is_recorded_by_one_write(nc: NATS, late: Settings, writes: Writes) -> None:
+async def test_a_short_job_is_recorded_by_one_write(nc: NATS, never_late: Settings, writes: Writes) -> None:
     """queued → succeeded (attempt 1, this worker): no `running` write in between."""
     app = _app(anyio.Event(), anyio.Event())
-    async with running_worker(app, nc, late) as (worker, outcomes):
-        jobs = [await Publisher(nc, late).enqueue("quick", {}) for _ in range(20)]
+    async with running_worker(app, nc, never_late) as (worker, outcomes):
+        jobs = [await Publisher(nc, never_late).enqueue("quick", {}) for _ in range(20)]
         for job in jobs:
             await outcomes.wait_for(job.id, "succeeded")
     for job in jobs:
         assert await writes.of(job.id) == [("queued", 0), ("succeeded", 1)]
-        record, _ = await (await _ledger(nc, late)).get(job.id)
+        record, _ = await (await _ledger(nc, never_late)).get(job.id)
         assert record is not None
         assert (record.worker, record.result) == (worker.id, 1)
 
@@ -155,10 +162,10 @@ async def test_claim_after_zero_and_single_attempt_jobs_claim_before_they_start(
     assert await writes.of(once.id) == [("queued", 0), ("running", 1), ("succeeded", 1)]
 
 
-async def test_a_retry_is_claimed_before_it_starts(nc: NATS, late: Settings, writes: Writes) -> None:
+async def test_a_retry_is_claimed_before_it_starts(nc: NATS, never_late: Settings, writes: Writes) -> None:
     """The second execution is a redelivery: `running` (attempt 2) is written before it runs."""
-    async with running_worker(_app(anyio.Event(), anyio.Event()), nc, late) as (_, outcomes):
-        job = await Publisher(nc, late).enqueue("flaky", {})
+    async with running_worker(_app(anyio.Event(), anyio.Event()), nc, never_late) as (_, outcomes):
+        job = await Publisher(nc, never_late).enqueue("flaky", {})
         await outcomes.wait_for(job.id, "succeeded")
     assert await writes.of(job.id) == [
         ("queued", 0),
@@ -172,7 +179,7 @@ async def test_an_unclaimed_attempt_is_fenced_by_a_newer_claim(nc: NATS, setting
     """Another attempt claims the job while this one runs unclaimed: this one's result is not
     recorded, and its late claim does not overwrite the newer one."""
     release, started = anyio.Event(), anyio.Event()
-    late = msgspec.structs.replace(settings, claim_after=0.5)
+    late = msgspec.structs.replace(settings, claim_after=3.0, ack_wait=30.0)  # the newer write first
     ledger = await _ledger(nc, settings)
     with log_lines() as lines:
         async with running_worker(_app(release, started), nc, late) as (_, outcomes):
@@ -193,10 +200,10 @@ async def test_an_unclaimed_attempt_is_fenced_by_a_newer_claim(nc: NATS, setting
 
 
 async def test_an_unclaimed_attempt_cancelled_while_it_runs_stays_cancelled(
-    nc: NATS, settings: Settings
+    nc: NATS, settings: Settings, never_late: Settings
 ) -> None:
     release, started = anyio.Event(), anyio.Event()
-    late = msgspec.structs.replace(settings, claim_after=0.5)
+    late = never_late
     async with running_worker(_app(release, started), nc, late) as (_, outcomes):
         job = await Publisher(nc, late).enqueue("held", {})
         await started.wait()
@@ -210,12 +217,12 @@ async def test_an_unclaimed_attempt_cancelled_while_it_runs_stays_cancelled(
 
 
 async def test_a_queued_record_landing_after_the_read_is_written_over(
-    nc: NATS, settings: Settings, writes: Writes
+    nc: NATS, settings: Settings, never_late: Settings, writes: Writes
 ) -> None:
     """A job published raw (no entry when the worker read it) whose `queued` entry lands while it
     runs: the outcome is written over that entry instead of being lost as fenced."""
     release, started = anyio.Event(), anyio.Event()
-    late = msgspec.structs.replace(settings, claim_after=0.5)
+    late = never_late
     ledger = await _ledger(nc, settings)
     topology = Topology(late)
     async with running_worker(_app(release, started), nc, late) as (_, outcomes):
