@@ -41,6 +41,7 @@ class OtlpReceiver:
     """Collects spans posted to `http://127.0.0.1:<port>/v1/traces`."""
 
     spans: list[ReceivedSpan] = field(default_factory=list)
+    bodies: list[bytes] = field(default_factory=list)  # each request as posted
     _cond: threading.Condition = field(default_factory=threading.Condition)
     _server: ThreadingHTTPServer | None = None
 
@@ -57,6 +58,7 @@ class OtlpReceiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                receiver.bodies.append(body)
                 request = ExportTraceServiceRequest()
                 request.ParseFromString(body)
                 receiver._add(request)

@@ -17,6 +17,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, SpanKind, Status,
 from opentelemetry.trace.span import TraceState
 
 from jetjobs._observability.otlp import LeanSpanExporter, Unsupported, encode_request
+from tests.otlp_receiver import OtlpReceiver
 
 
 class Kept(SpanExporter):
@@ -103,26 +104,24 @@ def test_what_it_cannot_write_is_left_to_the_sdk(spans: tuple[TracerProvider, Ke
         encode_request(kept.spans)
 
 
-def test_the_exporter_sends_the_lean_bytes_and_falls_back(
-    spans: tuple[TracerProvider, Kept], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The exporter hands the HTTP client the lean encoding; a batch with an event goes through
-    the SDK's export (the SDK internals it relies on are there)."""
+def test_the_exporter_sends_the_lean_bytes_and_falls_back(spans: tuple[TracerProvider, Kept]) -> None:
+    """To a real OTLP/HTTP receiver: a plain batch is posted as the lean encoding; a batch with an
+    event goes through the SDK's export (the SDK internals it relies on are there)."""
     provider, kept = spans
     tracer = provider.get_tracer("t")
     with tracer.start_as_current_span("plain") as span:
         span.set_attribute("a", 1)
     with tracer.start_as_current_span("with event") as span:
         span.add_event("e")
-    exporter = LeanSpanExporter(endpoint="http://127.0.0.1:9/v1/traces")
-    sent: list[bytes] = []
-
-    class Result:
-        success = True
-
-    monkeypatch.setattr(exporter._client, "export", lambda data: sent.append(data) or Result())
-    assert exporter.export(kept.spans[:1]) is SpanExportResult.SUCCESS
-    assert sent == [encode_request(kept.spans[:1])]
-    assert exporter.export(kept.spans[1:]) is SpanExportResult.SUCCESS
-    assert ExportTraceServiceRequest.FromString(sent[1]) == encode_spans(kept.spans[1:])
-    exporter.shutdown()
+    receiver = OtlpReceiver()
+    receiver.start()
+    exporter = LeanSpanExporter(endpoint=f"{receiver.endpoint}/v1/traces")
+    try:
+        assert exporter.export(kept.spans[:1]) is SpanExportResult.SUCCESS
+        assert exporter.export(kept.spans[1:]) is SpanExportResult.SUCCESS
+    finally:
+        exporter.shutdown()
+        receiver.stop()
+    assert receiver.bodies[0] == encode_request(kept.spans[:1])
+    assert ExportTraceServiceRequest.FromString(receiver.bodies[1]) == encode_spans(kept.spans[1:])
+    assert [span.name for span in receiver.spans] == ["plain", "with event"]
