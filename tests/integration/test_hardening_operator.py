@@ -22,6 +22,8 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings
+from jetjobs._transport.connection import connect
+from jetjobs._transport.connection_events import ConnectionEvents, server_address
 from jetjobs._transport.topology import Topology
 from jetjobs.testing import WorkerPool, worker_env
 from tests.otlp_receiver import OtlpReceiver, ReceivedSpan
@@ -280,3 +282,17 @@ async def test_closed_pipe_exits_quietly(
         os.close(write_end)
     assert ran.stderr == b"", ran.stderr.decode()
     assert ran.returncode == 141
+
+
+async def test_the_server_is_shown_without_its_password(password_server: EmbeddedServer) -> None:
+    """What `jetjobs info`, the operations page and the connection log lines name as the server:
+    host and port, never the password of NATS_URL."""
+    url = f"nats://alice:s3cret@127.0.0.1:{password_server.port}"
+    nc = await connect(url, NatsSettings(url=url))
+    try:
+        assert server_address(nc) == f"127.0.0.1:{password_server.port}"
+        events = ConnectionEvents()
+        events.bind(nc)
+        assert events.server == f"127.0.0.1:{password_server.port}"
+    finally:
+        await nc.close()

@@ -35,6 +35,7 @@ from jetjobs._runtime.worker import new_worker_id, run_worker
 from jetjobs._settings import Settings, load_settings
 from jetjobs._submit.publisher import Publisher
 from jetjobs._transport.connection import open_connection
+from jetjobs._transport.connection_events import server_address
 from jetjobs._transport.topology import Topology
 from jetjobs._version import VERSION as __version__
 from jetjobs._wire.envelope import utcnow
@@ -172,8 +173,7 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
     await topology.ensure_base(js)
     report: dict[str, Any] = {
         "namespace": settings.namespace,
-        # host:port only: the URL's user info may hold a password or token.
-        "server": f"{nc.connected_url.hostname}:{nc.connected_url.port}" if nc.connected_url else None,
+        "server": server_address(nc),
         "streams": {},
         "consumers": {},
     }

@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 import nats.errors
 import structlog
@@ -71,8 +70,7 @@ class ConnectionEvents:
         self.server = self._connected_server()
 
     def _connected_server(self) -> str | None:
-        url: Any = self.nc.connected_url if self.nc is not None else None
-        return url.netloc if url is not None else None
+        return server_address(self.nc) if self.nc is not None else None
 
     async def on_disconnected(self) -> None:
         """Log the drop once (nats-py also calls this when the connection closes for good)."""
@@ -112,3 +110,10 @@ class ConnectionEvents:
             log.warning("nats.error", error=describe_error(exc), connected=self.nc.is_connected)
             return
         log.error("nats.error", error=describe_error(exc), exc_info=exc)
+
+
+def server_address(nc: NATS) -> str | None:
+    """`host:port` of the server `nc` is connected to, never the URL's user info (it may hold a
+    password or a token); None when not connected."""
+    url = nc.connected_url
+    return f"{url.hostname}:{url.port}" if url is not None else None

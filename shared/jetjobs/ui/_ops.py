@@ -30,6 +30,7 @@ from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._joblog.replay import StatusFilter, plan_replay, replay
 from jetjobs._settings import Settings
+from jetjobs._transport.connection_events import server_address
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import ENCODER, utcnow
 from jetjobs._wire.timespec import rfc3339
@@ -92,7 +93,7 @@ async def _sections(ops: Ops) -> dict[str, Any]:
 async def home(request: Request) -> Response:
     """The whole page: workers, queues, throughput, dead letters, job lookup, replay."""
     ops = _ops(request)
-    server = ops.nc.connected_url.netloc if ops.nc.connected_url else "?"
+    server = server_address(ops.nc) or "?"
     return _render(request, "home.html", server=server, message=request.query_params.get("done", ""),
                    **await _sections(ops))  # fmt: skip
 
