@@ -60,9 +60,14 @@ async def service_rate(count: int, concurrency: int, directory: Path, url: str, 
     ]
     await publisher.publish_many(jobs)
     ids = [job.id for job in jobs]
-    pool = WorkerPool("unused", settings, url, env={"JOBSEARCH_DATA_DIR": str(directory)})
     serve = ["serve", "dedupe", "-c", str(concurrency)]
-    pool.command = [sys.executable, "-m", "jobsearch.cli", "--log-format", "json", *serve]
+    pool = WorkerPool(
+        "",
+        settings,
+        url,
+        env={"JOBSEARCH_DATA_DIR": str(directory)},
+        command=[sys.executable, "-m", "jobsearch.cli", "--log-format", "json", *serve],
+    )
     try:
         async with pool:
             start = time.perf_counter()

@@ -61,6 +61,11 @@ class WrongLastSequence(StreamError):
     """A compare-and-set publish lost: the subject's last sequence was not the expected one."""
 
 
+# JetStream's error codes for a lost compare-and-set: wrong last sequence per subject, and the
+# KV's wrong last sequence (a conditional update or delete).
+WRONG_LAST_SEQUENCE_CODES = (10071, 10164)
+
+
 class NoStream(StreamError):
     """No stream answered (no responders): the stream is missing or electing a leader."""
 

@@ -26,7 +26,8 @@ from typing import Any
 import anyio
 
 from jetjobs import EmbeddedServer, Settings
-from jetjobs._cli.demo import Audit, elected_supervisor
+from jetjobs._cli.demo import Audit
+from jetjobs._liveness.supervisor import current_leader
 from jetjobs.testing import WorkerPool, WorkerProcess
 from tests.chaos.harness import APP, REPO_ROOT, Chaos, chaos_namespace, chaos_settings, free_port
 
@@ -146,7 +147,7 @@ async def worker_kills(jobs: int, workers: int, victims: str) -> None:
             tg.start_soon(functools.partial(chaos.submit_paced, payloads, ids, backlog=3000, chunk=250))
             for fraction, who in zip((0.3, 0.6), victims.split(","), strict=True):
                 await chaos.wait_completed(int(jobs * fraction), timeout=300)
-                leader = await elected_supervisor(chaos.nc, chaos.settings)
+                leader = await current_leader(chaos.nc, chaos.settings)
                 victim: WorkerProcess = next(
                     p for p in pool.live if (p.worker_id == leader) == (who == "leader")
                 )

@@ -41,21 +41,24 @@ def pipeline_settings(namespace: str, url: str) -> Settings:
 def stage(settings: Settings, stage_name: str, data_dir: Path) -> WorkerPool:
     """`jobsearch serve STAGE` subprocesses with the test's settings and data dir."""
     assert settings.nats.url is not None
-    pool = WorkerPool(
-        "unused", settings, settings.nats.url, env={"JOBSEARCH_DATA_DIR": str(data_dir)}, cwd=REPO_ROOT
+    return WorkerPool(
+        "",
+        settings,
+        settings.nats.url,
+        env={"JOBSEARCH_DATA_DIR": str(data_dir)},
+        cwd=REPO_ROOT,
+        command=[
+            sys.executable,
+            "-m",
+            "jobsearch.cli",
+            "--log-format",
+            "json",
+            "serve",
+            stage_name,
+            "-c",
+            "8",
+        ],
     )
-    pool.command = [
-        sys.executable,
-        "-m",
-        "jobsearch.cli",
-        "--log-format",
-        "json",
-        "serve",
-        stage_name,
-        "-c",
-        "8",
-    ]
-    return pool
 
 
 @contextlib.asynccontextmanager

@@ -35,7 +35,7 @@ from nats.js import JetStreamContext, api
 
 from jetjobs._cli.processes import WorkerPool, WorkerProcess
 from jetjobs._joblog.ledger import Ledger
-from jetjobs._liveness.supervisor import LEADER_KEY
+from jetjobs._liveness.supervisor import current_leader
 from jetjobs._observability.redact import mask_url
 from jetjobs._runtime.app import App, JobContext
 from jetjobs._settings import Settings
@@ -404,16 +404,6 @@ def connected_url(nc: NATS, settings: Settings) -> str:
     return f"{url.scheme}://{url.hostname}:{url.port}"
 
 
-async def elected_supervisor(nc: NATS, settings: Settings) -> str | None:
-    """The worker id holding the supervisor's `leader` key, if any."""
-    kv = await Topology(settings).workers_kv(nc.jetstream())
-    try:
-        entry = await kv.get(LEADER_KEY)
-    except nats.js.errors.KeyNotFoundError:
-        return None
-    return entry.value.decode() if entry.value else None
-
-
 @dataclass
 class KillRun:
     """The facts of one kill-worker run, besides the audit."""
@@ -456,7 +446,7 @@ async def run_kill_worker(nc: NATS, settings: Settings, *, jobs: int, workers: i
 
             tg.start_soon(submit_all)
             await check.wait_until(lambda: len(check.settled) >= jobs * 3 // 10, timeout=600)
-            leader = await elected_supervisor(nc, settings)
+            leader = await current_leader(nc, settings)
             victim = pool.by_worker_id().get(leader or "") or pool.live[0]
             done_at_kill = len(check.settled)
             killed_at, killed_wall = time.monotonic(), utcnow()

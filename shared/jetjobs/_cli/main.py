@@ -27,7 +27,7 @@ from jetjobs._errors import ConfigError, JetJobsError
 from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._liveness.coverage import coverage
-from jetjobs._liveness.supervisor import Supervisor, current_leader, live_workers
+from jetjobs._liveness.supervisor import Supervisor, current_leader, live_workers, served_queues
 from jetjobs._observability import telemetry
 from jetjobs._observability.log import configure_logging
 from jetjobs._runtime.app import App
@@ -149,18 +149,16 @@ async def cmd_dlq(args: argparse.Namespace, settings: Settings, nc: NATS) -> int
     if args.dlq_command == "requeue":
         if args.all == bool(args.id):
             raise ConfigError("dlq requeue takes either a job ID or --all")
-        targets = []
         if args.all:
-            targets = [(s, r) async for s, r in dlq.entries() if not args.type or r.type == args.type]
+            count = await dlq.requeue_all(args.type)
         else:
             found = await dlq.show(args.id)
             if found is None:
                 print(f"no dead letter for job {args.id}", file=sys.stderr)
                 return 1
-            targets = [found]
-        for seq, record in targets:
-            await dlq.requeue(seq, record)
-        print(f"requeued {len(targets)} job(s)")
+            await dlq.requeue(*found)
+            count = 1
+        print(f"requeued {count} job(s)")
         return 0
     count = await dlq.purge()
     print(f"purged {count} dead letter(s)")
@@ -192,7 +190,7 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
             "redelivered": consumer.num_redelivered,
             "waiting": consumer.num_waiting,
         }
-    served = {queue for beat in await live_workers(nc, settings) for queue in beat.queues}
+    served = served_queues(await live_workers(nc, settings))
     found = await coverage(js, topology, served)
     report["uncovered_subjects"] = found.uncovered
     report["unserved_queues"] = found.unserved

@@ -143,8 +143,11 @@ class WorkerPool:
         respawn: bool = False,
         startup_timeout: float = 30.0,
         stop_timeout: float = 30.0,
+        command: Sequence[str] | None = None,
     ) -> None:
-        self.command = [
+        """`command`: another process to run instead of `jetjobs worker APP_SPEC` (a service built
+        on jetjobs that logs `worker.started` as a worker does); `app_spec` is then unused."""
+        self.command = list(command) if command is not None else [
             sys.executable, "-m", "jetjobs", "--log-format", "json",
             "worker", app_spec, "-c", str(concurrency), "-Q", ",".join(queues),
         ]  # fmt: skip

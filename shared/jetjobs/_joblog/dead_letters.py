@@ -77,6 +77,13 @@ class DeadLetters:
         await self.js.publish(record.original_subject, data, headers=headers)
         await self.js.delete_msg(self.topology.dlq_stream, seq)
 
+    async def requeue_all(self, job_type: str | None = None) -> int:
+        """Requeue every dead letter (of `job_type`, if given); returns how many."""
+        targets = [(seq, r) async for seq, r in self.entries() if not job_type or r.type == job_type]
+        for seq, record in targets:
+            await self.requeue(seq, record)
+        return len(targets)
+
     async def purge(self) -> int:
         """Delete every dead letter; return how many there were."""
         info = await self.js.stream_info(self.topology.dlq_stream)

@@ -22,7 +22,7 @@ then (`worker.silent_in_outage`, then `worker.back` or `worker.died`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 
 import anyio
@@ -34,7 +34,7 @@ from anyio.abc import TaskStatus
 from nats.aio.client import Client as NATS
 from nats.js.kv import KeyValue
 
-from jetjobs._errors import describe_error
+from jetjobs._errors import WRONG_LAST_SEQUENCE_CODES, describe_error
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._liveness.orphans import held_sequence, nak_subject, snapshot, sweep_orphans
 from jetjobs._settings import Settings
@@ -47,7 +47,6 @@ log = structlog.get_logger("jetjobs.supervisor")
 LEADER_KEY = "leader"
 DEATH_PREFIX = "dead."
 # The server's "wrong last sequence" errors: a compare-and-set lost to another writer.
-_WRONG_LAST_SEQUENCE = (10071, 10164)
 
 
 class Supervisor:
@@ -248,7 +247,7 @@ class Supervisor:
                 headers={EXPECTED_LAST_SUBJECT_SEQUENCE: "0"},
             )
         except nats.js.errors.APIError as exc:
-            if exc.err_code not in _WRONG_LAST_SEQUENCE:
+            if exc.err_code not in WRONG_LAST_SEQUENCE_CODES:
                 log.warning("supervisor.record_death_failed", worker=beat.id, error=describe_error(exc))
         except Exception as exc:  # disconnected: the dead worker's jobs come back after ack_wait
             log.warning("supervisor.record_death_failed", worker=beat.id, error=describe_error(exc))
@@ -259,7 +258,7 @@ class Supervisor:
             try:  # claim the record: only one leader recovers a death, even across an election
                 await self._kv.delete(key, last=revision)
             except nats.js.errors.APIError as exc:
-                if exc.err_code not in _WRONG_LAST_SEQUENCE:
+                if exc.err_code not in WRONG_LAST_SEQUENCE_CODES:
                     log.warning("supervisor.claim_failed", worker=beat.id, error=describe_error(exc))
                     continue
                 self._unrecovered.pop(key, None)  # another leader claimed it
@@ -287,11 +286,12 @@ class Supervisor:
         fresh = beat.beat_at >= utcnow() - timedelta(seconds=self.settings.ack_wait)
         job_ids = []
         recovered = 0
+        delivered: dict[str, int | None] = {}  # consumer → its last delivered sequence, asked once
         for held in beat.in_flight:
             if fresh:
                 reply = held.reply
             elif held.job_id and await self._mark_queued(held.job_id, beat.id):
-                reply = await self._newest_reply(held.reply)
+                reply = await self._newest_reply(held.reply, delivered)
             else:
                 continue
             try:
@@ -371,24 +371,28 @@ class Supervisor:
         )
         return await self._ledger.write(queued, revision) is not None
 
-    async def _newest_reply(self, reply: str) -> str:
+    async def _newest_reply(self, reply: str, delivered: dict[str, int | None]) -> str:
         """The NAK subject of a delivery's stream sequence, as of the consumer's newest delivery.
 
         JetStream takes a NAK for a pending stream sequence whose delivery sequence is within the
         delivered range; an old delivery's may be below the ack floor by now (jetjobs._liveness.orphans).
+        `delivered` keeps each consumer's last delivered sequence for the rest of one recovery.
         """
         pair = held_sequence(reply)
         if pair is None:
             return reply
         consumer, stream_seq = pair
-        try:
-            info = await self.js.consumer_info(self.topology.jobs_stream, consumer)
-        except Exception as exc:
-            log.warning("supervisor.consumer_info_failed", consumer=consumer, error=describe_error(exc))
+        if consumer not in delivered:
+            try:
+                info = await self.js.consumer_info(self.topology.jobs_stream, consumer)
+            except Exception as exc:
+                log.warning("supervisor.consumer_info_failed", consumer=consumer, error=describe_error(exc))
+                return reply
+            delivered[consumer] = info.delivered.consumer_seq if info.delivered is not None else None
+        consumer_seq = delivered[consumer]
+        if consumer_seq is None:
             return reply
-        if info.delivered is None:
-            return reply
-        return nak_subject(self.topology.jobs_stream, consumer, stream_seq, info.delivered.consumer_seq)
+        return nak_subject(self.topology.jobs_stream, consumer, stream_seq, consumer_seq)
 
     async def _campaign(self) -> None:
         """Hold the leader key while alive: take it when vacant, renew it by compare-and-set."""
@@ -450,6 +454,11 @@ class Supervisor:
             except Exception as exc:
                 log.warning("supervisor.resign_failed", error=describe_error(exc))
             self._set_leader(False)
+
+
+def served_queues(beats: Iterable[WorkerBeat]) -> set[str]:
+    """The queues that these workers serve."""
+    return {queue for beat in beats for queue in beat.queues}
 
 
 async def live_workers(nc: NATS, settings: Settings) -> list[WorkerBeat]:

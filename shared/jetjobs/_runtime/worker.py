@@ -41,7 +41,7 @@ from jetjobs._errors import ConfigError, describe_error
 from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._liveness.heartbeat import Heartbeat
 from jetjobs._liveness.orphans import held_sequence
-from jetjobs._liveness.supervisor import Supervisor
+from jetjobs._liveness.supervisor import Supervisor, served_queues
 from jetjobs._observability.metrics import WorkerMetrics
 from jetjobs._runtime.app import App
 from jetjobs._runtime.delivery import Delivery
@@ -141,7 +141,7 @@ class Worker:
         """The queues that live workers serve, as this process's supervisor sees them."""
         if self.supervisor is None:
             return None
-        return {queue for beat in self.supervisor.alive.values() for queue in beat.queues}
+        return served_queues(self.supervisor.alive.values())
 
     def liveness_counts(self) -> dict[str, int]:
         """Lease extensions, heartbeats and dead workers seen, for the metrics endpoint."""

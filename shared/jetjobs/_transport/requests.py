@@ -17,7 +17,7 @@ import msgspec
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
-from jetjobs._errors import NoStream, StreamError, WrongLastSequence
+from jetjobs._errors import WRONG_LAST_SEQUENCE_CODES, NoStream, StreamError, WrongLastSequence
 from jetjobs._transport.inbox import subscribe_direct
 from jetjobs._transport.outbound import Outbound
 
@@ -38,7 +38,6 @@ class StreamAck(msgspec.Struct):
 
 
 _ACK_DECODER = msgspec.json.Decoder(StreamAck)
-_WRONG_LAST_SEQUENCE = (10071, 10164)
 
 
 class Requester:
@@ -203,6 +202,6 @@ class Reply:
         ack = _ACK_DECODER.decode(msg.data)
         if ack.error is not None:
             error = ack.error
-            kind = WrongLastSequence if error.err_code in _WRONG_LAST_SEQUENCE else StreamError
+            kind = WrongLastSequence if error.err_code in WRONG_LAST_SEQUENCE_CODES else StreamError
             raise kind(error.description, error.err_code, error.code)
         return ack

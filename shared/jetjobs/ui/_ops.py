@@ -174,10 +174,8 @@ async def requeue_all(request: Request) -> Response:
     if page:
         return page
     dead = await _ops(request).dead_letters()
-    targets = [(s, r) async for s, r in dead.entries() if not job_type or r.type == job_type]
-    for seq, record in targets:
-        await dead.requeue(seq, record)
-    return _done(f"requeued {len(targets)} job(s)")
+    count = await dead.requeue_all(job_type or None)
+    return _done(f"requeued {count} job(s)")
 
 
 async def purge(request: Request) -> Response:
