@@ -55,10 +55,10 @@ async def test_dead_workers_jobs_come_back_long_before_ack_wait(nc: NATS, live_s
     """A worker that stops heart-beating while holding jobs: the supervisor NAKs them, they run now.
 
     The "dead worker" is played by this test: it fetches three deliveries without acking them and
-    publishes a heartbeat naming them, then lets the heartbeat expire. ack_wait is 30 s; recovery
-    must come from the supervisor, within a few seconds.
+    publishes a heartbeat naming them, then lets the heartbeat expire. ack_wait is an hour, so a
+    recovery within the wait below can only come from the supervisor.
     """
-    s = live_settings
+    s = msgspec.structs.replace(live_settings, ack_wait=3600.0)
     topology = Topology(s)
     js = nc.jetstream()
     publisher = Publisher(nc, s)

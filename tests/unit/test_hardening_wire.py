@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import msgspec
 import pytest
 
@@ -58,7 +60,7 @@ def test_times_without_a_zone_are_invalid(created_at: str) -> None:
 def test_a_time_with_an_offset_is_kept_as_that_instant() -> None:
     """`+01:00` is honoured: 09:00+01:00 is 08:00Z."""
     parsed = decode_job(job("{}", "2026-11-30T09:00:00+01:00")).created_at
-    assert parsed == decode_job(job("{}")).created_at
+    assert parsed == datetime(2026, 11, 30, 8, tzinfo=UTC)
 
 
 def test_schema_of_times_says_date_time() -> None:
