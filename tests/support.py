@@ -16,7 +16,7 @@ import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 
-from jetjobs import App, NatsSettings, Settings, Worker
+from jetjobs import App, NatsSettings, Publisher, Settings, Worker
 from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._transport.topology import Topology
@@ -199,3 +199,18 @@ def log_lines() -> Iterator[LogLines]:
         yield lines
     finally:
         structlog.configure(**previous)
+
+
+async def enqueued_and_bound(
+    nc: NATS, settings: Settings, job_type: str, count: int, **options: Any
+) -> tuple[list[str], Any]:
+    """`count` jobs of `job_type` (payloads `{"n": i}`, `options` as `enqueue` takes them), and a
+    pull subscription bound to their default/normal consumer: the test fetches from it to play
+    a worker holding deliveries (one that dies, hands them back, or never starts them)."""
+    publisher = Publisher(nc, settings)
+    ids = [(await publisher.enqueue(job_type, {"n": i}, **options)).id for i in range(count)]
+    topology = Topology(settings)
+    sub = await nc.jetstream().pull_subscribe_bind(
+        durable=topology.consumer_name("default", "normal"), stream=topology.jobs_stream
+    )
+    return ids, sub

@@ -25,7 +25,7 @@ from jetjobs._transport.connection import connect
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import JobEvent, StatusRecord, WorkerDied
 from tests.chaos.harness import free_port
-from tests.support import ghost_worker, log_lines, run_jetjobs, running_worker, status_of
+from tests.support import enqueued_and_bound, ghost_worker, log_lines, run_jetjobs, running_worker, status_of
 
 pytestmark = [pytest.mark.integration]
 
@@ -47,12 +47,7 @@ async def test_item1_released_deliveries_do_not_spend_attempts(nc: NATS, setting
     their fourth delivery must run the handler (attempt 1) and succeed, not dead-letter them as
     `exhausted` without a single execution.
     """
-    topology = Topology(settings)
-    publisher = Publisher(nc, settings)
-    ids = [(await publisher.enqueue("record", {"n": i}, max_attempts=1)).id for i in range(3)]
-    sub = await nc.jetstream().pull_subscribe_bind(
-        durable=topology.consumer_name("default", "normal"), stream=topology.jobs_stream
-    )
+    ids, sub = await enqueued_and_bound(nc, settings, "record", 3, max_attempts=1)
     for handed_back in range(3):  # unstarted: released at shutdown, NAKed by a supervisor
         held = await sub.fetch(3, timeout=5)
         assert [m.metadata.num_delivered for m in held] == [handed_back + 1] * 3
@@ -79,11 +74,7 @@ async def test_item3_ack_wait_not_above_ttl_still_recovers(nc: NATS, settings: S
     s = msgspec.structs.replace(settings, ack_wait=2.0, heartbeat_interval=0.5, heartbeat_ttl=2)
     topology = Topology(s)
     js = nc.jetstream()
-    publisher = Publisher(nc, s)
-    ids = [(await publisher.enqueue("echo", {"n": i})).id for i in range(2)]
-    sub = await js.pull_subscribe_bind(
-        durable=topology.consumer_name("default", "normal"), stream=topology.jobs_stream
-    )
+    ids, sub = await enqueued_and_bound(nc, s, "echo", 2)
     held = await sub.fetch(2, timeout=5)
     beat = await ghost_worker(Ledger(await topology.status_kv(js)), held, ids, claimed=2, listed=2)
     supervisor = Supervisor(nc, s, supervisor_id="standalone")
@@ -110,11 +101,7 @@ async def test_item4_sweep_counts_only_what_it_handed_back(nc: NATS, settings: S
     """
     topology = Topology(settings)
     js = nc.jetstream()
-    publisher = Publisher(nc, settings)
-    ids = [(await publisher.enqueue("echo", {"n": i})).id for i in range(40)]
-    sub = await js.pull_subscribe_bind(
-        durable=topology.consumer_name("default", "normal"), stream=topology.jobs_stream
-    )
+    ids, sub = await enqueued_and_bound(nc, settings, "echo", 40)
     held = await sub.fetch(40, timeout=5)
     assert len(held) == 40
     ledger = Ledger(await topology.status_kv(js))

@@ -15,7 +15,7 @@ from jetjobs._liveness.orphans import held_sequence, snapshot, sweep_orphans
 from jetjobs._liveness.supervisor import Supervisor, live_workers
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import StatusRecord, WorkerDied, utcnow
-from tests.support import ghost_worker, running_worker
+from tests.support import enqueued_and_bound, ghost_worker, running_worker
 
 pytestmark = [pytest.mark.integration]
 
@@ -61,11 +61,7 @@ async def test_dead_workers_jobs_come_back_long_before_ack_wait(nc: NATS, live_s
     s = msgspec.structs.replace(live_settings, ack_wait=3600.0)
     topology = Topology(s)
     js = nc.jetstream()
-    publisher = Publisher(nc, s)
-    ids = [(await publisher.enqueue("echo", {"n": i})).id for i in range(3)]
-    sub = await js.pull_subscribe_bind(
-        durable=topology.consumer_name("default", "normal"), stream=topology.jobs_stream
-    )
+    ids, sub = await enqueued_and_bound(nc, s, "echo", 3)
     held = await sub.fetch(3, timeout=5)
     assert len(held) == 3
     # The third was still in the worker's socket when it died: never claimed, never listed.
