@@ -12,6 +12,7 @@ from pathlib import Path
 import anyio
 import msgspec
 import pytest
+from benchmarks.jobsearch_run import profile as profile_with
 from nats.aio.client import Client as NATS
 
 from jetjobs import Publisher, Settings
@@ -23,8 +24,6 @@ from jobsearch.store import Store
 from tests.jobsearch.export_support import sheet_rows
 
 pytestmark = pytest.mark.integration
-
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "profile.toml"
 
 
 @pytest.fixture
@@ -47,19 +46,6 @@ def data_dir(tmp_path: Path, run_settings: Settings, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("JOBSEARCH_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("LLM_PROVIDER", "offline")
     return tmp_path / "data"
-
-
-def profile_with(tmp_path: Path, *, size: int | None = None, open_search: bool = False) -> Path:
-    """The example profile, its sample source optionally scaled up and its filters optionally off."""
-    text = EXAMPLE.read_text()
-    if size is not None:
-        text = text.replace('board = "sample"', f'board = "sample"\nsize = {size}', 1)
-    if open_search:
-        start, end = text.index("[search]"), text.index("[writing]")
-        text = text[:start] + "[search]\n\n" + text[end:]
-    path = tmp_path / "profile.toml"
-    path.write_text(text)
-    return path
 
 
 def run(profile: Path) -> subprocess.CompletedProcess[str]:
