@@ -9,16 +9,15 @@ started when it logs `worker.started` (its consumers are bound). A child that di
 to the new one, so nothing is lost.
 
 (jetjobs.testing.WorkerPool runs `jetjobs worker APP` processes with every setting pinned in their
-environment; here the children must be the user-facing command with the environment as it is.)
+environment; here the children must be the user-facing command with the environment as it is.
+Each is read as jetjobs reads a worker process, `jetjobs.testing.WorkerProcess`.)
 """
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
-from collections import deque
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
@@ -26,6 +25,7 @@ import anyio
 import anyio.abc
 import structlog
 
+from jetjobs.testing import WorkerProcess
 from jobsearch.jobs import Stage
 
 log = structlog.get_logger("jobsearch.run")
@@ -37,50 +37,18 @@ class ServiceFailed(Exception):
     """A stage service would not start, or kept dying."""
 
 
-class StageProcess:
-    """One `jobsearch serve STAGE` child: its process, its started/exited events, its last lines."""
+class StageProcess(WorkerProcess):
+    """One `jobsearch serve STAGE` child: a worker process (its started/exited events, worker id
+    and last log lines, read from its log as jetjobs reads a worker's) of one stage."""
 
     def __init__(self, stage: Stage, process: anyio.abc.Process) -> None:
+        super().__init__(process, index=0)
         self.stage = stage
-        self.process = process
-        self.started = anyio.Event()
-        self.exited = anyio.Event()
-        self.worker_id: str | None = None
-        self.returncode: int | None = None
-        self.tail: deque[str] = deque(maxlen=20)
-
-    @property
-    def pid(self) -> int:
-        """The child's process id."""
-        return self.process.pid
-
-    async def follow(self) -> None:
-        """Read the child's log to its end; note when it started and when it exited."""
-        assert self.process.stderr is not None
-        pending = b""
-        async for chunk in self.process.stderr:
-            pending += chunk
-            *lines, pending = pending.split(b"\n")
-            for line in lines:
-                self._on_line(line)
-        self.returncode = await self.process.wait()
-        self.exited.set()
-        self.started.set()  # wake a waiter on a child that died before it started
-
-    def _on_line(self, line: bytes) -> None:
-        self.tail.append(line.decode(errors="replace"))
-        if b'"worker.started"' not in line:
-            return
-        try:
-            self.worker_id = json.loads(line).get("worker")
-        except ValueError:
-            return
-        self.started.set()
 
     def describe(self) -> str:
         """`draft (pid 123, exited 1)` and its last log lines, for an error message."""
-        state = "running" if not self.exited.is_set() else f"exited {self.returncode}"
-        lines = "\n    ".join(self.tail)
+        state = "running" if self.alive else f"exited {self.returncode}"
+        lines = "\n    ".join(list(self.tail)[-20:])
         return f"{self.stage} service (pid {self.pid}, {state}); its last log lines:\n    {lines}"
 
 
@@ -158,7 +126,7 @@ class StageServices:
         return child
 
     async def _watch(self, child: StageProcess) -> None:
-        await child.follow()
+        await child.read_log()
         if self._stopping or child.worker_id is None:
             return
         stage = child.stage
