@@ -183,7 +183,8 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
             "first_seq": info.state.first_seq,
             "last_seq": info.state.last_seq,
         }
-    for consumer in await js.consumers_info(topology.jobs_stream):
+    consumers = await js.consumers_info(topology.jobs_stream)
+    for consumer in consumers:
         report["consumers"][consumer.name] = {
             "pending": consumer.num_pending,
             "ack_pending": consumer.num_ack_pending,
@@ -191,7 +192,7 @@ async def cmd_info(args: argparse.Namespace, settings: Settings, nc: NATS) -> in
             "waiting": consumer.num_waiting,
         }
     served = served_queues(await live_workers(nc, settings))
-    found = await coverage(js, topology, served)
+    found = await coverage(js, topology, served, consumers)
     report["uncovered_subjects"] = found.uncovered
     report["unserved_queues"] = found.unserved
     if args.json:

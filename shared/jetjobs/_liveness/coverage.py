@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 import msgspec
 from nats.js import JetStreamContext
+from nats.js.api import ConsumerInfo
 
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import PRIORITIES, Priority
@@ -55,7 +56,10 @@ def queue_of_subject(topology: Topology, subject: str) -> tuple[str, Priority] |
 
 
 async def coverage(
-    js: JetStreamContext, topology: Topology, live_queues: Iterable[str] | None = None
+    js: JetStreamContext,
+    topology: Topology,
+    live_queues: Iterable[str] | None = None,
+    consumers: list[ConsumerInfo] | None = None,
 ) -> Coverage:
     """Count what no consumer covers and what no live worker serves.
 
@@ -63,10 +67,13 @@ async def coverage(
     `unserved` is empty. Replay's temporary consumers are not queue consumers and cover nothing.
     Job subjects are one per queue, priority and type (not per job), so the server's per-subject
     counts fit in one answer (it pages past 100,000 subjects; only the first page is read).
+    `consumers`: the JOBS stream's consumers, if the caller has just listed them.
     """
     covered: set[tuple[str, Priority]] = set()
     waiting: dict[str, int] = {}
-    for consumer in await js.consumers_info(topology.jobs_stream):
+    if consumers is None:
+        consumers = await js.consumers_info(topology.jobs_stream)
+    for consumer in consumers:
         pair = queue_of_filter(topology, consumer.config.filter_subject or "")
         if pair is None or consumer.name != topology.consumer_name(*pair):
             continue

@@ -188,14 +188,18 @@ class WorkerMetrics:
 
         `live_queues`: the queues live workers serve; None when unknown (unserved not reported).
         """
+        # One listing (a page of up to 256) instead of a request per consumer; one past the page
+        # is asked for by name.
+        consumers = await js.consumers_info(topology.jobs_stream)
+        by_name = {info.name: info for info in consumers}
         for queue in queues:
             for priority in PRIORITIES:
                 name = topology.consumer_name(queue, priority)
-                info = await js.consumer_info(topology.jobs_stream, name)
+                info = by_name.get(name) or await js.consumer_info(topology.jobs_stream, name)
                 self.pending.labels(name).set(info.num_pending or 0)
                 self.ack_pending.labels(name).set(info.num_ack_pending or 0)
         self.dlq_depth.set((await js.stream_info(topology.dlq_stream)).state.messages)
-        found = await coverage(js, topology, live_queues)
+        found = await coverage(js, topology, live_queues, consumers)
         _set_all(self.uncovered, found.uncovered)
         _set_all(self.unserved, found.unserved)
 
