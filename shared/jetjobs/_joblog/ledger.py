@@ -18,7 +18,7 @@ from nats.js.kv import KeyValue
 from jetjobs._errors import StreamError, WrongLastSequence
 from jetjobs._transport.requests import BatchReply, Reply, Requester
 from jetjobs._wire.envelope import ENCODER, STATUS_DECODER, DeadReason, Job, JobState, StatusRecord, utcnow
-from jetjobs._wire.headers import EXPECTED_LAST_SUBJECT_SEQUENCE, KV_OPERATION, SEQUENCE
+from jetjobs._wire.headers import EXPECTED_LAST_SUBJECT_SEQUENCE, KV_OPERATION, SEQUENCE, SUBJECT
 
 _CREATE = {EXPECTED_LAST_SUBJECT_SEQUENCE: "0"}
 # A KV revision is a stream sequence, an unsigned 64-bit integer: at most 20 ASCII digits.
@@ -143,7 +143,7 @@ class Reads:
             try:
                 entries = {}
                 for msg in await batch.messages():
-                    subject = (msg.headers or {}).get("Nats-Subject", "")
+                    subject = (msg.headers or {}).get(SUBJECT, "")
                     entries[subject.removeprefix(self._prefix)] = _entry(msg)
                 self._entries = entries
             except Exception:

@@ -20,6 +20,7 @@ from nats.aio.msg import Msg
 from jetjobs._errors import WRONG_LAST_SEQUENCE_CODES, NoStream, StreamError, WrongLastSequence
 from jetjobs._transport.inbox import subscribe_direct
 from jetjobs._transport.outbound import Outbound
+from jetjobs._wire.envelope import ENCODER
 
 
 class _ApiError(msgspec.Struct):
@@ -134,7 +135,7 @@ class Requester:
         future.add_done_callback(_retrieve)
         collected: list[Msg] = []
         self._collecting[token] = collected
-        body = _BATCH_GET_ENCODER.encode(_BatchGet(multi_last=subjects, batch=len(subjects)))
+        body = ENCODER.encode(_BatchGet(multi_last=subjects, batch=len(subjects)))
         try:
             self.outbound.publish(f"$JS.API.DIRECT.GET.{stream}", body, reply=token)
         except BaseException:
@@ -152,9 +153,6 @@ def _retrieve(future: asyncio.Future[Msg]) -> None:
 class _BatchGet(msgspec.Struct):
     multi_last: list[str]
     batch: int
-
-
-_BATCH_GET_ENCODER = msgspec.json.Encoder()
 
 
 class BatchReply:

@@ -13,6 +13,8 @@ MSG_ID = "Nats-Msg-Id"
 EXPECTED_LAST_SUBJECT_SEQUENCE = "Nats-Expected-Last-Subject-Sequence"
 # JetStream direct get: the stored message's sequence (a KV entry's revision).
 SEQUENCE = "Nats-Sequence"
+# The subject of a message a direct get returns.
+SUBJECT = "Nats-Subject"
 # JetStream: a per-message time to live (`"30s"`; heartbeats).
 MESSAGE_TTL = "Nats-TTL"
 # JetStream: the marker a server writes when a TTL'd key expires (a worker's heartbeat).
