@@ -14,6 +14,7 @@ from types import TracebackType
 import httpx
 import structlog
 
+from jetjobs import __version__
 from jobsearch.jobs import Step
 from jobsearch.llm._transport import HttpProvider, Provider
 from jobsearch.llm.anthropic import Anthropic
@@ -36,7 +37,7 @@ _HTTP_PROVIDERS: dict[ProviderName, type[HttpProvider]] = {
     "opencode": OpenCode,
     "ollama": Ollama,
 }
-USER_AGENT = "jobsearch-draft/0.1 (+https://github.com/; httpx)"
+USER_AGENT = f"jobsearch-draft/{__version__} (+https://github.com/jetjobs/jetjobs/blob/main/docs/drafting.md)"
 
 
 class LlmClient:
