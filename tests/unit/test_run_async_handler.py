@@ -1,6 +1,8 @@
-"""run_async_handler: its own task and context, a timeout that becomes JobTimeout, shutdown untouched."""
+"""run_async_handler: its own context, a timeout that becomes JobTimeout, shutdown untouched."""
 
 from __future__ import annotations
+
+import asyncio
 
 import anyio
 import pytest
@@ -72,3 +74,81 @@ async def test_context_the_handler_binds_stays_with_it() -> None:
 
     await run_async_handler(handler(), timeout=None)
     assert "leaked" not in structlog.contextvars.get_contextvars()
+
+
+async def test_context_of_a_handler_that_suspends_stays_with_it_across_steps() -> None:
+    """Every step of a suspending handler runs in the handler's context, none in the caller's."""
+    seen: list[object] = []
+
+    async def handler() -> str:
+        structlog.contextvars.bind_contextvars(step="bound")
+        await asyncio.sleep(0)  # a bare yield to the loop
+        await anyio.sleep(0.001)  # a future
+        seen.append(structlog.contextvars.get_contextvars().get("step"))
+        return "done"
+
+    structlog.contextvars.bind_contextvars(caller="kept")
+    try:
+        assert await run_async_handler(handler(), timeout=5) == "done"
+        assert seen == ["bound"]
+        assert structlog.contextvars.get_contextvars() == {"caller": "kept"}
+    finally:
+        structlog.contextvars.unbind_contextvars("caller")
+
+
+async def test_errors_raised_before_or_after_suspending_reach_the_caller() -> None:
+    """A handler's exception is the caller's, whether it comes in the first step or a later one."""
+
+    async def at_once() -> None:
+        raise ValueError("first step")
+
+    async def later() -> None:
+        await asyncio.sleep(0)
+        raise KeyError("later step")
+
+    with pytest.raises(ValueError, match="first step"):
+        await run_async_handler(at_once(), timeout=5)
+    with pytest.raises(KeyError, match="later step"):
+        await run_async_handler(later(), timeout=5)
+
+
+async def test_a_timeout_leaves_the_awaiting_task_uncancelled() -> None:
+    """The timeout's cancel is taken back: the task that awaited goes on awaiting normally."""
+
+    async def handler() -> None:
+        await anyio.Event().wait()
+
+    task = asyncio.current_task()
+    assert task is not None
+    with pytest.raises(JobTimeout):
+        await run_async_handler(handler(), timeout=0.01)
+    assert task.cancelling() == 0
+    await anyio.sleep(0.001)  # not cancelled
+
+    async def swallows() -> str:
+        try:
+            await anyio.Event().wait()
+        except asyncio.CancelledError:
+            return "swallowed"
+        return "unreachable"
+
+    assert await run_async_handler(swallows(), timeout=0.01) == "swallowed"
+    assert task.cancelling() == 0
+    await anyio.sleep(0.001)
+
+
+async def test_a_handler_may_use_cancel_scopes_and_task_groups() -> None:
+    """anyio's scopes and task groups inside a handler work as in any coroutine of the task."""
+
+    async def handler() -> list[str]:
+        done: list[str] = []
+        with anyio.move_on_after(0.01):
+            await anyio.Event().wait()
+        done.append("moved on")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(anyio.sleep, 0.001)
+            tg.start_soon(anyio.sleep, 0.002)
+        done.append("joined")
+        return done
+
+    assert await run_async_handler(handler(), timeout=5) == ["moved on", "joined"]

@@ -34,7 +34,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Generator
 from contextlib import nullcontext
 from functools import partial
 from typing import Any, Literal
@@ -736,31 +736,74 @@ class Executor:
             log.warning("job.settle_failed", action=action, error=describe_error(exc))
 
 
-async def run_async_handler(handler_call: Coroutine[Any, Any, Any], timeout: float | None) -> Any:
-    """Await an async handler in its own task, cancelled with JobTimeout after `timeout` seconds.
+def run_async_handler(handler_call: Coroutine[Any, Any, Any], timeout: float | None) -> Awaitable[Any]:
+    """Await an async handler in a context of its own, cancelled with JobTimeout after `timeout`.
 
-    Its own task over a copy of the context: whatever context variables the handler sets (structlog
-    binds, library state) end with the job instead of leaking into the runner's next one. The
-    timeout is a timer that cancels that task (an anyio scope per job cost more than the rest of a
-    no-op job's run); cancellation of the runner (shutdown) reaches the task through the await.
+    The handler's coroutine is stepped by the awaiting task (no task of its own: creating one and
+    waking the runner when it ends cost more than the rest of a no-op job's run), each step inside
+    a copy of the context: whatever context variables the handler sets (structlog binds, library
+    state) end with the job instead of leaking into the runner's next one. The timeout is armed
+    only once the handler suspends (a handler that finishes in its first step never yields to a
+    timer): a loop timer cancelling the task, told apart from any other cancellation the way
+    `asyncio.timeout` does; cancellation of the runner (shutdown) reaches the handler through the
+    await.
     """
-    task = asyncio.create_task(handler_call, context=contextvars.copy_context())
-    if not timeout:
-        return await task
-    expired = False
+    return _Isolated(handler_call, timeout)
 
-    def expire() -> None:
-        nonlocal expired
-        expired = True
-        task.cancel()
 
-    timer = asyncio.get_running_loop().call_later(timeout, expire)
-    try:
-        return await task
-    except asyncio.CancelledError:
-        runner = asyncio.current_task()
-        if expired and runner is not None and not runner.cancelling():
-            raise JobTimeout(f"handler ran longer than the job's timeout of {timeout}s") from None
-        raise
-    finally:
-        timer.cancel()
+class _Isolated:
+    __slots__ = ("_context", "_coro", "_timeout")
+
+    def __init__(self, coro: Coroutine[Any, Any, Any], timeout: float | None) -> None:
+        self._coro, self._timeout = coro, timeout
+        self._context = contextvars.copy_context()
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        coro, run = self._coro, self._context.run
+        try:
+            yielded = run(coro.send, None)
+        except StopIteration as done:
+            return done.value
+        if not self._timeout:
+            return (yield from _steps(coro, run, yielded))
+        timeout = self._timeout
+        task = asyncio.current_task()
+        assert task is not None, "a handler is awaited by a task"
+        cancelling = task.cancelling()
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        timer = asyncio.get_running_loop().call_later(timeout, expire)
+        try:
+            return (yield from _steps(coro, run, yielded))
+        except asyncio.CancelledError:
+            if expired:
+                expired = False  # the cancel it made is taken back here, once
+                if task.uncancel() <= cancelling:
+                    raise JobTimeout(f"handler ran longer than the job's timeout of {timeout}s") from None
+            raise
+        finally:
+            timer.cancel()
+            if expired:  # the handler swallowed the timeout's cancel and ended otherwise
+                task.uncancel()
+
+
+def _steps(coro: Coroutine[Any, Any, Any], run: Callable[..., Any], yielded: Any) -> Generator[Any, Any, Any]:
+    """Go on stepping a suspended coroutine inside `run` (a context's `run`), as `yield from`
+    would: what the task sends or throws goes to the coroutine, what it yields to the task."""
+    step: Callable[[Any], Any]
+    while True:
+        try:
+            sent = yield yielded
+        except BaseException as exc:  # every throw goes to the handler (GeneratorExit included)
+            step, sent = coro.throw, exc
+        else:
+            step = coro.send
+        try:
+            yielded = run(step, sent)
+        except StopIteration as done:
+            return done.value
