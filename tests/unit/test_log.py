@@ -1,13 +1,19 @@
-"""CoalescingWriter: the lines of one event-loop iteration leave in one write, in order, promptly."""
+"""The JSON-lines log: one processor producing what the six it replaced did; CoalescingWriter's
+lines of one event-loop iteration leave in one write, in order, promptly."""
 
 from __future__ import annotations
 
 import io
+import json
+import sys
+from datetime import UTC, datetime
 
 import anyio
 import anyio.lowlevel
+import pytest
+import structlog
 
-from jetjobs._observability.log import CoalescingWriter
+from jetjobs._observability.log import CoalescingWriter, _Clock, json_line
 
 
 class CountingFile(io.BytesIO):
@@ -62,3 +68,43 @@ def test_a_closed_stream_does_not_raise() -> None:
     file = CountingFile()
     file.close()
     CoalescingWriter(file).info(b"nobody reads this")
+
+
+@pytest.mark.parametrize(
+    "now",
+    [
+        1_796_000_000.0,
+        1_796_000_000.5,
+        1_796_000_000.000001,
+        1_796_000_000.999999,
+        1_796_000_000.9999996,  # rounds up into the next second
+        1_796_000_059.25,
+        0.0,
+    ],
+)
+def test_the_clock_writes_what_the_iso_utc_timestamper_writes(now: float) -> None:
+    """Same text as `datetime.isoformat()` with `Z` (a whole second without a fraction, the
+    fraction rounded as datetime rounds it); the cached date and time follow the second."""
+    clock = _Clock()
+    clock.iso_utc(now - 61.5)  # another second cached before
+    expected = datetime.fromtimestamp(now, UTC).isoformat().replace("+00:00", "Z")
+    assert clock.iso_utc(now) == expected
+
+
+def test_a_json_line_has_the_context_level_timestamp_traceback_and_no_password() -> None:
+    """Bound context, the level, an ISO timestamp, a formatted traceback, a masked URL."""
+    tokens = structlog.contextvars.bind_contextvars(job_id="j-1")
+    try:
+        try:
+            raise ValueError("boom")
+        except ValueError:
+            event = {"event": "job.failed", "url": "nats://alice:s3cret@h:4222", "exc_info": sys.exc_info()}
+            line = json.loads(json_line(None, "warn", event))
+    finally:
+        structlog.contextvars.reset_contextvars(**tokens)
+    assert line["job_id"] == "j-1"
+    assert line["level"] == "warning"
+    assert line["url"] == "nats://alice:***@h:4222"
+    assert "ValueError: boom" in line["exception"]
+    stamp = datetime.fromisoformat(line["timestamp"])
+    assert abs((datetime.now(UTC) - stamp).total_seconds()) < 60
