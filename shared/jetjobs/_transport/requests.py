@@ -85,17 +85,32 @@ class Requester:
 
     async def send(self, subject: str, data: bytes = b"", headers: dict[str, str] | None = None) -> Reply:
         """Send now; the returned Reply is awaited later (pipelining without a task per request)."""
+        token, future = await self._dispatch(subject, data, headers)
+        return Reply(self, token, future, subject)
+
+    async def _dispatch(
+        self,
+        subject: str,
+        data: bytes,
+        headers: dict[str, str] | None,
+        *,
+        collected: list[Msg] | None = None,
+    ) -> tuple[str, asyncio.Future[Msg]]:
+        """Register a reply token (with `collected` gathering a batch's replies) and publish."""
         if not self._prefix:
             await self._ensure()
-        reply = f"{self._prefix}.{next(self._tokens)}"
+        token = f"{self._prefix}.{next(self._tokens)}"
         future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
-        self._waiting[reply] = (future, time.monotonic() + self.timeout)
+        self._waiting[token] = (future, time.monotonic() + self.timeout)
+        if collected is not None:
+            self._collecting[token] = collected
         try:
-            self.outbound.publish(subject, data, reply=reply, headers=headers)
+            self.outbound.publish(subject, data, reply=token, headers=headers)
         except BaseException:
-            self._waiting.pop(reply, None)
+            self._waiting.pop(token, None)
+            self._collecting.pop(token, None)
             raise
-        return Reply(self, reply, future, subject)
+        return token, future
 
     async def request(self, subject: str, data: bytes = b"", headers: dict[str, str] | None = None) -> Msg:
         """Send and wait for the reply (TimeoutError after `timeout` to `1.25 * timeout` seconds)."""
@@ -126,22 +141,12 @@ class Requester:
         """Ask for the last message of each of `subjects` in `stream` in one request (a direct
         batch get); the returned BatchReply is awaited later. Subjects with no message are left
         out of the answer."""
-        await self._ensure()
-        token = f"{self._prefix}.{next(self._tokens)}"
-        future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
-        self._waiting[token] = (future, time.monotonic() + self.timeout)
+        collected: list[Msg] = []
+        body = ENCODER.encode(_BatchGet(multi_last=subjects, batch=len(subjects)))
+        token, future = await self._dispatch(f"$JS.API.DIRECT.GET.{stream}", body, None, collected=collected)
         # Nobody may await it (every delivery of the burst handed back before its claim): a
         # timeout must not then be reported as a "Future exception was never retrieved".
         future.add_done_callback(_retrieve)
-        collected: list[Msg] = []
-        self._collecting[token] = collected
-        body = ENCODER.encode(_BatchGet(multi_last=subjects, batch=len(subjects)))
-        try:
-            self.outbound.publish(f"$JS.API.DIRECT.GET.{stream}", body, reply=token)
-        except BaseException:
-            self._waiting.pop(token, None)
-            self._collecting.pop(token, None)
-            raise
         return BatchReply(Reply(self, token, future, stream), collected)
 
 
