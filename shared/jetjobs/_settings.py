@@ -69,24 +69,32 @@ class SmtpSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fie
 _HOST_LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)$")
 
 
-def host_entry_problem(entry: str) -> str | None:
-    """Why `entry` is not a valid allow/deny-list entry, or None when it is.
+HostEntry = (
+    tuple[Literal["any"], str]
+    | tuple[Literal["suffix", "name"], str]
+    | tuple[Literal["network"], ipaddress.IPv4Network | ipaddress.IPv6Network]
+)
 
-    Valid: a host name (`hooks.example.com`), `*.` and a domain, `*`, an address or a network.
+
+def parse_host_entry(entry: str) -> HostEntry:
+    """One allow/deny-list entry: `("any", "*")`, `("suffix", ".example.com")` for
+    `*.example.com`, `("network", 10.0.0.0/8)` for an address or network, or `("name", host)`.
+    Brackets, a trailing dot and case are dropped.
+
+    Raises:
+        ValueError: not a host name, `*.` and a domain, `*`, an address or a network.
     """
     name = entry.strip().strip("[]").rstrip(".").lower()
     if name == "*":
-        return None
+        return "any", name
     try:
-        ipaddress.ip_network(name, strict=False)
+        return "network", ipaddress.ip_network(name, strict=False)
     except ValueError:
         pass
-    else:
-        return None
     labels = name.removeprefix("*.").split(".")
     if len(name) <= 253 and all(_HOST_LABEL.match(label) for label in labels):
-        return None
-    return (
+        return ("suffix", name[1:]) if name.startswith("*.") else ("name", name)
+    raise ValueError(
         f"{entry!r} is not a host name, *.domain, IP address or network (e.g. hooks.example.com, 10.0.0.0/8)"
     )
 
@@ -111,10 +119,11 @@ class WebhookSettings(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_
     def __post_init__(self) -> None:
         for field in ("allow_hosts", "deny_hosts"):
             for entry in getattr(self, field):
-                problem = host_entry_problem(entry)
-                if problem:
+                try:
+                    parse_host_entry(entry)
+                except ValueError as exc:
                     # `field: ...` lets load_settings name the variable (JETJOBS_WEBHOOK_ALLOW_HOSTS).
-                    raise ValueError(f"{field}: {problem}")
+                    raise ValueError(f"{field}: {exc}") from None
 
     def __repr__(self) -> str:
         return redacted_repr(self, ("secret",))

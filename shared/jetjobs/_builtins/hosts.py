@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import anyio
 
 from jetjobs._errors import ConfigError, Reject
-from jetjobs._settings import WebhookSettings, host_entry_problem
+from jetjobs._settings import WebhookSettings, parse_host_entry
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -87,24 +87,27 @@ class HostList:
 
     @classmethod
     def parse(cls, entries: Iterable[str]) -> HostList:
-        """Sort entries into names, `*.suffix` wildcards and networks."""
+        """Sort entries into names, `*.suffix` wildcards and networks (blank entries left out).
+
+        Raises:
+            ValueError: an entry is not a host name, `*.domain`, `*`, address or network.
+        """
         names: set[str] = set()
         suffixes: list[str] = []
         networks: list[IPNetwork] = []
         any_name = False
         for raw in entries:
-            entry = _normalise(raw.strip())
-            if not entry:
+            if not raw.strip():
                 continue
-            if entry == "*":
-                any_name = True
-            elif entry.startswith("*."):
-                suffixes.append(entry[1:])
-            else:
-                try:
-                    networks.append(ipaddress.ip_network(entry, strict=False))
-                except ValueError:
-                    names.add(entry)
+            match parse_host_entry(raw):
+                case ("any", _):
+                    any_name = True
+                case ("suffix", str(suffix)):
+                    suffixes.append(suffix)
+                case ("network", network):
+                    networks.append(network)
+                case (_, name):
+                    names.add(name)
         return cls(frozenset(names), tuple(suffixes), tuple(networks), any_name)
 
     def names_host(self, host: str) -> bool:
@@ -156,17 +159,14 @@ class HostPolicy:
         Raises:
             ConfigError: an entry is not a host name, `*.domain`, `*`, address or network.
         """
+        lists = []
         for variable, entries in ((allow_variable, allow), (deny_variable, deny)):
-            for entry in entries:
-                problem = host_entry_problem(entry)
-                if problem:
-                    raise ConfigError(f"{variable}: {problem}")
-        return cls(
-            HostList.parse(allow),
-            HostList.parse(deny),
-            allow_variable=allow_variable,
-            deny_variable=deny_variable,
-        )
+            try:
+                lists.append(HostList.parse(entries))
+            except ValueError as exc:
+                raise ConfigError(f"{variable}: {exc}") from None
+        allowed, denied = lists
+        return cls(allowed, denied, allow_variable=allow_variable, deny_variable=deny_variable)
 
     def refusal(self, host: str, addresses: Sequence[IPAddress]) -> str | None:
         """Why `host`, resolving to `addresses`, may not be called; None when it may."""
