@@ -44,6 +44,7 @@ from jetjobs._liveness.supervisor import live_workers
 from jetjobs._observability.log import configure_logging
 from jetjobs._observability.telemetry import setup_tracing, shutdown_tracing
 from jetjobs._runtime.app import App, JobContext
+from jetjobs._runtime.backoff import backoff_delay
 from jetjobs._runtime.worker import Worker, run_worker
 from jetjobs._settings import NatsSettings, Settings, load_settings
 from jetjobs._submit.publisher import Enqueued, Publisher
@@ -90,6 +91,7 @@ __all__ = [
     "TransformError",
     "Worker",
     "WrongLastSequence",
+    "backoff_delay",
     "cancel",
     "configure_logging",
     "live_workers",

@@ -11,7 +11,6 @@ falls over. Quota and spend errors are never retried.
 from __future__ import annotations
 
 import enum
-import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -20,6 +19,7 @@ import anyio
 import httpx
 import msgspec
 
+from jetjobs import backoff_delay
 from jobsearch.llm.errors import (
     BadResponse,
     ProviderDown,
@@ -184,8 +184,8 @@ class HttpProvider(Provider):
 
 
 def _backoff(attempt: int) -> float:
-    """Exponential backoff with full jitter: up to 0.5 s, 1 s, 2 s... capped at 8 s."""
-    return random.uniform(0, min(8.0, 0.5 * 2 ** (attempt - 1)))
+    """Exponential backoff, anywhere from 0 up to 0.5 s, 1 s, 2 s... capped at 8 s."""
+    return backoff_delay(attempt, base=0.25, cap=8.0, jitter=1.0)
 
 
 def bad(provider: str, what: str) -> ProviderError:

@@ -10,7 +10,6 @@ to an internal address unless `allow_hosts` names it (jobsearch.sources.hosts).
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -21,7 +20,7 @@ import httpx
 import msgspec
 import structlog
 
-from jetjobs import HostDenied, __version__
+from jetjobs import HostDenied, __version__, backoff_delay
 from jobsearch.retry_after import retry_after
 from jobsearch.sources.errors import FailureKind, SourceError
 from jobsearch.sources.hosts import CheckedTransport, board_host_policy
@@ -175,9 +174,9 @@ class BoardHttp:
         raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
 
     def _backoff(self, attempt: int) -> float:
-        base = self.policy.backoff * 2**attempt
-        jittered: float = base * (0.75 + random.random() / 2)
-        return min(self.policy.max_retry_after, jittered)
+        """`backoff` doubling from the first retry (attempt 0), spread by a quarter either way."""
+        policy = self.policy
+        return backoff_delay(attempt + 1, base=policy.backoff, cap=policy.max_retry_after, jitter=0.25)
 
     async def _send(self, board: str, request: httpx.Request) -> tuple[int, httpx.Headers, bytes]:
         """Send once: status, headers and a size-capped body within the deadline."""
