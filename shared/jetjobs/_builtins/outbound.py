@@ -155,4 +155,4 @@ async def send(
             reason=f"{method} {mask_url(url)}: no answer within {timeout}s ({type(exc).__name__})"
         ) from None
     except httpx.TransportError as exc:
-        raise Retry(reason=f"{method} {mask_url(url)}: {mask_url(describe_error(exc))}") from None
+        raise Retry(reason=f"{method} {mask_url(url)}: {describe_error(exc)}") from None
