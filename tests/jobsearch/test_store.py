@@ -210,3 +210,33 @@ def test_new_listings_boards_and_text_search(store: Store) -> None:
     assert store.matching("Berlin") == {"L00001", "L00002"}
     assert store.matching("100%") == {"L00002"}
     assert store.matching("0_") == set()
+
+
+def test_the_review_tables_reads_agree_with_the_trackers(store: Store) -> None:
+    """`summary_rows` are the tracker rows without their drafts; `draft_states` names the listings
+    with drafts and their current drafts' statuses; `listing` carries the current drafts and the
+    whole history, as `current_drafts` and `draft_history` give them."""
+    store.record_export(run_id="r1", job_id="j1", listing=listing(1), drafts=drafts())
+    store.record_export(run_id="r1", job_id="j2", listing=listing(2), drafts=[])
+    failing = [Check(name="employers", passed=False, detail="Globex")]
+    redraft = [msgspec.structs.replace(drafts("anthropic", "m2")[0], status="needs_review", checks=failing)]
+    store.record_export(run_id="r2", job_id="j3", listing=listing(1), drafts=redraft)
+
+    blank = {"cover_letter": "", "connection_note": "", "provider_model": ""}
+    full = store.tracker_rows()
+    assert store.summary_rows() == [msgspec.structs.replace(row, **blank) for row in full]
+    assert (
+        full[[r.listing_id for r in full].index("L00001")].provider_model
+        == "anthropic/m2, offline/template-1"
+    )
+    assert store.draft_states() == {"L00001": {"needs_review", "ok"}}
+    assert store.needing_review() == {"L00001"}
+
+    detail = store.listing("L00001")
+    assert detail.history == store.draft_history("L00001")
+    assert detail.drafts == store.current_drafts("L00001")
+    assert detail.drafts["cover_letter"].status == "needs_review"
+    assert detail.drafts["connection_note"].provider == "offline"
+    assert store.current_drafts("L00002") == {}
+    with pytest.raises(UnknownListing):
+        store.current_drafts("nope")

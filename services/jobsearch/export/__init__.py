@@ -10,7 +10,6 @@ which the CLI and the review page share; this module only wires them to jobs.
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import msgspec
@@ -33,15 +32,7 @@ class Deps:
 
     def __init__(self, settings: PipelineSettings) -> None:
         self.settings = settings
-        self._local = threading.local()
-
-    def store(self) -> Store:
-        """This thread's Store."""
-        store: Store | None = getattr(self._local, "store", None)
-        if store is None:
-            store = Store.open(self.settings.db_path)
-            self._local.store = store
-        return store
+        self.store = Store.per_thread(settings.db_path)  # this thread's Store
 
 
 def record(deps: Deps, job_id: str, job: ExportJob) -> dict[str, Any]:

@@ -139,10 +139,12 @@ class StoredDraft(msgspec.Struct, kw_only=True, frozen=True):
 
 
 class ListingDetail(msgspec.Struct, kw_only=True, frozen=True):
-    """One listing in full: the merged listing, its status, notes and current draft of each step."""
+    """One listing in full: the merged listing, its status, notes, the current draft of each step
+    and every draft and edit (`history`, oldest first)."""
 
     listing: MergedListing
     status: Status
     status_at: datetime
     notes: str
     drafts: dict[Step, StoredDraft]
+    history: list[StoredDraft]

@@ -9,7 +9,8 @@ page, a person's `sqlite3`) never block thanks to WAL.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -46,6 +47,8 @@ _SALARY = msgspec.json.Decoder(Salary)
 _STRINGS = msgspec.json.Decoder(list[str])
 _SUMMARY = msgspec.json.Decoder(dict[str, Any])
 _CHECKS = msgspec.json.Decoder(list[Check])
+# The id of each listing's current draft of each step: the newest row (a person's edit, or the pipeline's).
+_CURRENT_DRAFTS = "SELECT listing_id, step, max(id) AS id FROM drafts GROUP BY listing_id, step"
 
 
 def utcnow() -> str:
@@ -85,6 +88,20 @@ class Store:
 
     def _write(self) -> AbstractContextManager[sqlite3.Connection]:
         return immediate(self.conn)
+
+    @classmethod
+    def per_thread(cls, path: Path) -> Callable[[], Store]:
+        """A function giving each thread its own Store of the database at `path`, opened on the
+        thread's first call (a sqlite3 connection stays in the thread that opened it)."""
+        local = threading.local()
+
+        def store() -> Store:
+            mine: Store | None = getattr(local, "store", None)
+            if mine is None:
+                mine = local.store = cls.open(path)
+            return mine
+
+        return store
 
     # -- the export stage -------------------------------------------------------------------
 
@@ -222,35 +239,53 @@ class Store:
         Raises:
             UnknownListing: no such listing.
         """
-        row = self.conn.execute("SELECT * FROM listings WHERE id = ?", (listing_id,)).fetchone()
-        if row is None:
-            raise UnknownListing(f"no listing has the id {listing_id!r}")
-        sources = self.conn.execute(
-            "SELECT * FROM listing_sources WHERE listing_id = ? ORDER BY rowid", (listing_id,)
-        )
-        return _merged_listing(row, sources)
+        return self._merged(self._listing_row(listing_id))
 
     def listing(self, listing_id: str) -> ListingDetail:
-        """One listing with its sources, status, notes and current drafts.
+        """One listing with its sources, status, notes, current drafts and every draft before them.
 
         Raises:
             UnknownListing: no such listing.
         """
-        listing = self.merged_listing(listing_id)
-        row = self.conn.execute(
-            "SELECT status, status_at, notes FROM listings WHERE id = ?", (listing_id,)
-        ).fetchone()
+        row = self._listing_row(listing_id)
+        history = self.draft_history(listing_id)
         return ListingDetail(
-            listing=listing,
+            listing=self._merged(row),
             status=parse_status(row["status"]) or "Saved",
             status_at=datetime.fromisoformat(row["status_at"]),
             notes=row["notes"],
-            drafts=self.current_drafts(listing_id),
+            drafts=_current(history),
+            history=history,
         )
 
+    def _listing_row(self, listing_id: str) -> sqlite3.Row:
+        row: sqlite3.Row | None = self.conn.execute(
+            "SELECT * FROM listings WHERE id = ?", (listing_id,)
+        ).fetchone()
+        if row is None:
+            raise UnknownListing(f"no listing has the id {listing_id!r}")
+        return row
+
+    def _merged(self, row: sqlite3.Row) -> MergedListing:
+        sources = self.conn.execute(
+            "SELECT * FROM listing_sources WHERE listing_id = ? ORDER BY rowid", (row["id"],)
+        )
+        return _merged_listing(row, sources)
+
     def current_drafts(self, listing_id: str) -> dict[Step, StoredDraft]:
-        """The newest draft of each step (a person's edit, or the pipeline's latest)."""
-        return {d.step: d for d in self.draft_history(listing_id)}  # oldest first: the newest stays
+        """The newest draft of each step (a person's edit, or the pipeline's latest).
+
+        Raises:
+            UnknownListing: no such listing.
+        """
+        if self.conn.execute("SELECT 1 FROM listings WHERE id = ?", (listing_id,)).fetchone() is None:
+            raise UnknownListing(f"no listing has the id {listing_id!r}")
+        rows = self.conn.execute(
+            "SELECT * FROM drafts WHERE id IN"
+            " (SELECT max(id) FROM drafts WHERE listing_id = ? GROUP BY step) ORDER BY id",
+            (listing_id,),
+        )
+        return _current([_stored_draft(row) for row in rows])
 
     def draft_history(self, listing_id: str) -> list[StoredDraft]:
         """Every draft and edit of the listing, oldest first, with its checks."""
@@ -313,11 +348,17 @@ class Store:
 
     def needing_review(self) -> set[str]:
         """The listings whose current draft of some step failed its checks twice."""
-        rows = self.conn.execute(
-            "SELECT d.listing_id FROM drafts d JOIN (SELECT listing_id, step, max(id) AS id FROM drafts"
-            " GROUP BY listing_id, step) c ON d.id = c.id WHERE d.status = 'needs_review'"
-        )
-        return {row["listing_id"] for row in rows}
+        return {listing for listing, states in self.draft_states().items() if "needs_review" in states}
+
+    def draft_states(self) -> dict[str, set[str]]:
+        """The statuses of each listing's current drafts (`ok`, `needs_review`), for listings with
+        any draft: whether a listing is drafted, without reading the texts."""
+        states: dict[str, set[str]] = {}
+        for row in self.conn.execute(
+            f"SELECT d.listing_id, d.status FROM drafts d JOIN ({_CURRENT_DRAFTS}) c ON d.id = c.id"
+        ):
+            states.setdefault(row["listing_id"], set()).add(row["status"])
+        return states
 
     def matching(self, text: str) -> set[str]:
         """The listings whose title, company, description, notes or locations contain `text`
@@ -335,6 +376,17 @@ class Store:
 
     def tracker_rows(self) -> list[TrackerRow]:
         """Every listing as a tracker row, newest found first, with its current drafts."""
+        current: dict[str, dict[str, sqlite3.Row]] = {}
+        for row in self.conn.execute(
+            "SELECT d.listing_id, d.step, d.text, d.provider, d.model FROM drafts d"
+            f" JOIN ({_CURRENT_DRAFTS}) c ON d.id = c.id"
+        ):
+            current.setdefault(row["listing_id"], {})[row["step"]] = row
+        return [_with_drafts(row, current.get(row.listing_id)) for row in self.summary_rows()]
+
+    def summary_rows(self) -> list[TrackerRow]:
+        """Every listing as a tracker row without its drafts, newest found first (the review
+        page's table, refreshed every few seconds, reads neither descriptions nor draft texts)."""
         sources: dict[str, list[str]] = {}
         for row in self.conn.execute(
             "SELECT listing_id, source FROM listing_sources ORDER BY listing_id, rowid"
@@ -342,37 +394,26 @@ class Store:
             names = sources.setdefault(row["listing_id"], [])
             if row["source"] not in names:
                 names.append(row["source"])
-        current: dict[str, dict[str, sqlite3.Row]] = {}
-        for row in self.conn.execute(
-            "SELECT d.listing_id, d.step, d.text, d.provider, d.model FROM drafts d"
-            " JOIN (SELECT listing_id, step, max(id) AS id FROM drafts GROUP BY listing_id, step) c"
-            " ON d.id = c.id"
-        ):
-            current.setdefault(row["listing_id"], {})[row["step"]] = row
-        rows = []
-        for row in self.conn.execute("SELECT * FROM listings ORDER BY first_seen DESC, company, title"):
-            steps = current.get(row["id"], {})
-            used = sorted({f"{d['provider']}/{d['model']}" for d in steps.values()})
-            rows.append(
-                TrackerRow(
-                    listing_id=row["id"],
-                    company=row["company"],
-                    title=row["title"],
-                    locations=_STRINGS.decode(row["locations"]),
-                    remote=None if row["remote"] is None else bool(row["remote"]),
-                    salary=_SALARY.decode(row["salary"]) if row["salary"] else None,
-                    sources=sources.get(row["id"], []),
-                    url=row["url"],
-                    posted_at=date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
-                    found=datetime.fromisoformat(row["first_seen"]).date(),
-                    status=parse_status(row["status"]) or "Saved",
-                    cover_letter=steps["cover_letter"]["text"] if "cover_letter" in steps else "",
-                    connection_note=steps["connection_note"]["text"] if "connection_note" in steps else "",
-                    provider_model=", ".join(used),
-                    notes=row["notes"],
-                )
+        return [
+            TrackerRow(
+                listing_id=row["id"],
+                company=row["company"],
+                title=row["title"],
+                locations=_STRINGS.decode(row["locations"]),
+                remote=None if row["remote"] is None else bool(row["remote"]),
+                salary=_SALARY.decode(row["salary"]) if row["salary"] else None,
+                sources=sources.get(row["id"], []),
+                url=row["url"],
+                posted_at=date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
+                found=datetime.fromisoformat(row["first_seen"]).date(),
+                status=parse_status(row["status"]) or "Saved",
+                notes=row["notes"],
             )
-        return rows
+            for row in self.conn.execute(
+                "SELECT id, company, title, locations, remote, salary, url, posted_at, first_seen,"
+                " status, notes FROM listings ORDER BY first_seen DESC, company, title"
+            )
+        ]
 
     def apply_sheet_edits(self, edits: Iterable[SheetEdit], *, tracker_mtime: datetime) -> EditReport:
         """Bring the person's tracker edits (status, notes) into the database, before a re-render.
@@ -510,6 +551,24 @@ def _merged_listing(row: sqlite3.Row, sources: Iterable[sqlite3.Row]) -> MergedL
         ],
         first_seen=datetime.fromisoformat(row["first_seen"]),
     )
+
+
+def _with_drafts(row: TrackerRow, steps: dict[str, sqlite3.Row] | None) -> TrackerRow:
+    """A summary row with the texts of its current drafts and the provider/models that wrote them."""
+    if not steps:
+        return row
+    used = sorted({f"{d['provider']}/{d['model']}" for d in steps.values()})
+    return msgspec.structs.replace(
+        row,
+        cover_letter=steps["cover_letter"]["text"] if "cover_letter" in steps else "",
+        connection_note=steps["connection_note"]["text"] if "connection_note" in steps else "",
+        provider_model=", ".join(used),
+    )
+
+
+def _current(history: Iterable[StoredDraft]) -> dict[Step, StoredDraft]:
+    """The newest draft of each step, from drafts oldest first."""
+    return {d.step: d for d in history}
 
 
 def _stored_draft(row: sqlite3.Row) -> StoredDraft:

@@ -9,7 +9,6 @@ through the export stage, and the page's drafts section, refreshed every few sec
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
@@ -58,15 +57,9 @@ class Review:
         self.publisher = publisher
         self.profile = profile
         self.redrafts: dict[str, tuple[str, str]] = {}  # listing id: (job id, provider)
-        self._local = threading.local()
+        self._store = Store.per_thread(db_path)
         self._limiter = anyio.CapacityLimiter(4)
         self._ledger: Ledger | None = None
-
-    def _store(self) -> Store:
-        store: Store | None = getattr(self._local, "store", None)
-        if store is None:
-            store = self._local.store = Store.open(self.db_path)
-        return store
 
     async def run(self, work: Callable[[Store], T]) -> T:
         """Run `work` with this thread's store in a worker thread (SQLite may wait for a writer)."""
@@ -138,12 +131,11 @@ async def listing(request: Request) -> Response:
     listing_id = request.path_params["listing_id"]
     review = _review(request)
     try:
-        detail, history, statuses = await review.run(
-            lambda s: (s.listing(listing_id), s.draft_history(listing_id), s.status_history(listing_id))
-        )
+        detail, statuses = await review.run(lambda s: (s.listing(listing_id), s.status_history(listing_id)))
     except UnknownListing as exc:
         return _render(request, "message.html", status_code=404, text=str(exc))
-    return _render(request, "listing.html", d=detail, history=history, statuses=statuses,
+    return _render(request, "listing.html", d=detail, listing_id=listing_id, drafts=detail.drafts,
+                   history=detail.history, statuses=statuses,
                    redraft=await _redraft_state(review, listing_id),
                    saved=request.query_params.get("saved", ""))  # fmt: skip
 
@@ -161,10 +153,11 @@ async def drafts_fragment(request: Request) -> Response:
     listing_id = request.path_params["listing_id"]
     review = _review(request)
     try:
-        detail = await review.run(lambda s: s.listing(listing_id))
+        drafts = await review.run(lambda s: s.current_drafts(listing_id))
     except UnknownListing as exc:
         raise HTTPException(404, str(exc)) from None
-    return _render(request, "_drafts.html", d=detail, redraft=await _redraft_state(review, listing_id))
+    return _render(request, "_drafts.html", listing_id=listing_id, drafts=drafts,
+                   redraft=await _redraft_state(review, listing_id))  # fmt: skip
 
 
 def _back(listing_id: str, saved: str) -> Response:

@@ -1,8 +1,8 @@
 """The review page's table of listings: its filters and order, over the state of record's public API.
 
-Everything it reads comes from `jobsearch.store.Store` (the tracker rows, each listing's boards,
-the listings new in the latest run, those whose drafts need review, a text search); what is here
-is only how the page filters and sorts them.
+Everything it reads comes from `jobsearch.store.Store` (the rows without their draft texts, each
+listing's boards, the listings new in the latest run, the states of their current drafts, a text
+search); what is here is only how the page filters and sorts them.
 """
 
 from __future__ import annotations
@@ -20,11 +20,13 @@ SORT_KEYS: tuple[SortKey, ...] = ("found", "company", "title", "status", "posted
 
 
 class ListingRow(msgspec.Struct, kw_only=True, frozen=True):
-    """A tracker row with what the table adds: its boards, whether it is new, whether a draft needs review."""
+    """A tracker row (without draft texts) with what the table adds: its boards, whether it is new,
+    whether it has drafts and whether one of them needs review."""
 
     row: TrackerRow
     boards: list[str]
     new: bool
+    drafted: bool
     needs_review: bool
 
 
@@ -44,10 +46,10 @@ def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[l
     """The rows that pass `filters`, in their order (at most `limit`), and how many passed."""
     boards = store.boards_by_listing()
     new = store.new_listing_ids()
-    review = store.needing_review()
+    drafts = store.draft_states()
     matching = store.matching(filters.text) if filters.text.strip() else None
     rows = []
-    for row in store.tracker_rows():
+    for row in store.summary_rows():
         listing_boards = boards.get(row.listing_id, [])
         if (
             (filters.status and row.status != filters.status)
@@ -62,7 +64,8 @@ def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[l
                 row=row,
                 boards=listing_boards,
                 new=row.listing_id in new,
-                needs_review=row.listing_id in review,
+                drafted=row.listing_id in drafts,
+                needs_review="needs_review" in drafts.get(row.listing_id, ()),
             )
         )
     rows.sort(key=lambda r: _SORTS[filters.sort](r.row), reverse=filters.descending)
