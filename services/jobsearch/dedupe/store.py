@@ -131,14 +131,16 @@ class SeenSet:
                 )
                 return self._seen_again(db, row["listing_id"], listing.key, search, run_id)
             features = match.features(listing)
-            found = self._exact(db, listing, features) or self._fuzzy(db, features)
+            urls = _urls(listing)
+            found = self._exact(db, urls, features) or self._fuzzy(db, features)
             if found is None:
-                return self._create(db, listing, features, search, run_id)
+                return self._create(db, listing, urls=urls, features=features, search=search, run_id=run_id)
             listing_id, how, verdict = found
             return self._merge(
                 db,
                 listing_id=listing_id,
                 listing=listing,
+                urls=urls,
                 how=how,
                 verdict=verdict,
                 search=search,
@@ -170,10 +172,10 @@ class SeenSet:
         return Decision(listing=merged, outcome="seen", how="posting", state=state)
 
     def _exact(
-        self, db: sqlite3.Connection, listing: Listing, features: match.Features
+        self, db: sqlite3.Connection, urls: list[str], features: match.Features
     ) -> tuple[str, str, match.Verdict | None] | None:
         """A merged listing with one of this posting's canonical URLs (and a title that agrees)."""
-        for url in _urls(listing):
+        for url in urls:
             row = db.execute(
                 "SELECT u.listing_id, l.features FROM dedupe_urls u "
                 "JOIN dedupe_listings l ON l.id = u.listing_id WHERE u.url = ?",
@@ -220,7 +222,14 @@ class SeenSet:
         return out
 
     def _create(
-        self, db: sqlite3.Connection, listing: Listing, features: match.Features, search: Search, run_id: str
+        self,
+        db: sqlite3.Connection,
+        listing: Listing,
+        *,
+        urls: list[str],
+        features: match.Features,
+        search: Search,
+        run_id: str,
     ) -> Decision:
         now = _now()
         merged = merge.create(listing, now)
@@ -243,7 +252,9 @@ class SeenSet:
                 now.isoformat(),
             ),
         )
-        self._add_posting(db, listing=listing, listing_id=merged.id, how="new", verdict=None, run_id=run_id)
+        self._add_posting(
+            db, listing=listing, urls=urls, listing_id=merged.id, how="new", verdict=None, run_id=run_id
+        )
         return Decision(
             listing=merged, outcome="new", how="new", state=state, drop_reason=reason, draft=not reason
         )
@@ -254,6 +265,7 @@ class SeenSet:
         *,
         listing_id: str,
         listing: Listing,
+        urls: list[str],
         how: str,
         verdict: match.Verdict | None,
         search: Search,
@@ -274,7 +286,9 @@ class SeenSet:
                 listing_id,
             ),
         )
-        self._add_posting(db, listing=listing, listing_id=listing_id, how=how, verdict=verdict, run_id=run_id)
+        self._add_posting(
+            db, listing=listing, urls=urls, listing_id=listing_id, how=how, verdict=verdict, run_id=run_id
+        )
         state: State = row["state"]
         if state == "dropped":
             return self._refilter(db, merged, listing.key, search, run_id, outcome="merged", how=how)
@@ -311,11 +325,13 @@ class SeenSet:
         db: sqlite3.Connection,
         *,
         listing: Listing,
+        urls: list[str],
         listing_id: str,
         how: str,
         verdict: match.Verdict | None,
         run_id: str,
     ) -> None:
+        """Record the posting under its merged listing, and its canonical URLs (`urls`)."""
         now = _now().isoformat()
         db.execute(
             "INSERT INTO dedupe_postings (key, listing_id, board, source, external_id, url, how, "
@@ -338,7 +354,7 @@ class SeenSet:
         )
         db.executemany(
             "INSERT OR IGNORE INTO dedupe_urls (url, listing_id) VALUES (?, ?)",
-            [(url, listing_id) for url in _urls(listing)],
+            [(url, listing_id) for url in urls],
         )
 
 
