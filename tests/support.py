@@ -8,6 +8,7 @@ import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -48,32 +49,47 @@ def fast_settings(namespace: str, url: str, **overrides: Any) -> Settings:
     return msgspec.structs.replace(base, **overrides)
 
 
+class Changes:
+    """Something a test waits on: `notify()` after each change, `wait(predicate)` until it holds.
+
+    Any number of tasks may wait at once: they share one event, renewed only after it fired
+    (a waiter replacing it would strand the others on an event nobody sets).
+    """
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+
+    def notify(self) -> None:
+        """Wake the waiters to check their predicates again."""
+        self._event.set()
+
+    async def wait(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+        """Wait until `predicate()` holds (failing the test after `timeout` seconds)."""
+        with anyio.fail_after(timeout):
+            while not predicate():
+                if self._event.is_set():
+                    self._event = anyio.Event()
+                await self._event.wait()
+
+
 class Outcomes:
     """Every outcome the worker reported, by job id, with a way to wait for one."""
 
     def __init__(self) -> None:
         self.by_job: dict[str, list[str]] = defaultdict(list)
-        self._changed = anyio.Event()
+        self._changes = Changes()
 
     def __call__(self, outcome: str, job_id: str) -> None:
         self.by_job[job_id].append(outcome)
-        self._changed.set()
+        self._changes.notify()
 
     def count(self, outcome: str) -> int:
         """How many times `outcome` was reported, over all jobs."""
         return sum(outcomes.count(outcome) for outcomes in self.by_job.values())
 
     async def wait(self, predicate: Callable[[], bool], timeout: float = 30.0) -> None:
-        """Wait until `predicate()` holds; re-checked after every reported outcome.
-
-        Any number of tasks may wait at once: they share one event, renewed only after it fired
-        (a waiter replacing it would strand the others on an event nobody sets).
-        """
-        with anyio.fail_after(timeout):
-            while not predicate():
-                if self._changed.is_set():
-                    self._changed = anyio.Event()
-                await self._changed.wait()
+        """Wait until `predicate()` holds; re-checked after every reported outcome."""
+        await self._changes.wait(predicate, timeout)
 
     async def wait_for(self, job_id: str, outcome: str, timeout: float = 30.0) -> None:
         """Wait until `job_id` reported `outcome`."""
@@ -102,17 +118,36 @@ async def running_worker(
             worker.stop()
 
 
+def clean_env(**variables: str) -> dict[str, str]:
+    """This process's environment without any jetjobs, NATS or OTel setting, plus `variables`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_", "OTEL_"))}
+    return env | variables
+
+
+def cli_env_of(settings: Settings) -> dict[str, str]:
+    """The environment of a CLI process on `settings`' server and namespace (storage and
+    ack_wait as in `settings`, so that an in-process worker finds the same topology)."""
+    return clean_env(
+        NATS_URL=settings.nats.url or "",
+        JETJOBS_NAMESPACE=settings.namespace,
+        JETJOBS_STORAGE=settings.storage,
+        JETJOBS_ACK_WAIT=str(settings.ack_wait),
+    )
+
+
+async def run_cli(
+    env: dict[str, str], *args: str, cwd: Path | None = None, stdout: int = subprocess.PIPE
+) -> subprocess.CompletedProcess[bytes]:
+    """Run `python -m jetjobs ARGS...` in `env` to its end (killed, failing the test, after 30 s)."""
+    with anyio.fail_after(30):
+        return await anyio.run_process(
+            [sys.executable, "-m", "jetjobs", *args], env=env, cwd=cwd, stdout=stdout, check=False
+        )
+
+
 async def run_jetjobs(settings: Settings, *args: str) -> subprocess.CompletedProcess[bytes]:
     """Run `python -m jetjobs ARGS...` on `settings`' server and namespace, to its end (≤ 30 s)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_", "OTEL_"))}
-    env |= {
-        "NATS_URL": settings.nats.url or "",
-        "JETJOBS_NAMESPACE": settings.namespace,
-        "JETJOBS_STORAGE": settings.storage,
-        "JETJOBS_ACK_WAIT": str(settings.ack_wait),
-    }
-    with anyio.fail_after(30):
-        return await anyio.run_process([sys.executable, "-m", "jetjobs", *args], env=env, check=False)
+    return await run_cli(cli_env_of(settings), *args)
 
 
 async def status_of(nc: NATS, settings: Settings, job_id: str) -> StatusRecord:
@@ -163,12 +198,11 @@ class LogLines:
 
     def __init__(self) -> None:
         self.lines: list[dict[str, Any]] = []
-        self._changed = anyio.Event()
+        self._changes = Changes()
 
     def __call__(self, _logger: object, method: str, event: dict[str, Any]) -> dict[str, Any]:
         self.lines.append(event | {"log_level": method})
-        self._changed.set()
-        self._changed = anyio.Event()
+        self._changes.notify()
         raise structlog.DropEvent
 
     def named(self, name: str) -> list[dict[str, Any]]:
@@ -181,9 +215,7 @@ class LogLines:
         def found() -> list[dict[str, Any]]:
             return [line for line in self.named(name) if text in line.get("error", "")]
 
-        with anyio.fail_after(timeout):
-            while not found():
-                await self._changed.wait()
+        await self._changes.wait(lambda: bool(found()), timeout)
         return found()[0]
 
 

@@ -3,41 +3,24 @@
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobContext, Publisher, Reject, Settings
-from tests.support import running_worker
+from tests.support import clean_env, cli_env_of, run_cli, running_worker
 
 pytestmark = [pytest.mark.integration]
 
 
-def clean_env(**variables: str) -> dict[str, str]:
-    """This process's environment without any jetjobs, NATS or OTel setting, plus `variables`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_", "OTEL_"))}
-    return env | variables
-
-
 @pytest.fixture
 def cli_env(settings: Settings) -> dict[str, str]:
-    """The environment of a CLI process on the session server, in the test's namespace.
-
-    Storage and ack_wait match `settings`, so an in-process worker finds the same topology.
-    """
-    return clean_env(
-        NATS_URL=settings.nats.url or "",
-        JETJOBS_NAMESPACE=settings.namespace,
-        JETJOBS_STORAGE=settings.storage,
-        JETJOBS_ACK_WAIT=str(settings.ack_wait),
-    )
+    """The environment of a CLI process on the session server, in the test's namespace."""
+    return cli_env_of(settings)
 
 
 class Ran:
@@ -56,11 +39,7 @@ class Ran:
 
 async def jetjobs(env: dict[str, str], *args: str, cwd: Path | None = None) -> Ran:
     """Run `python -m jetjobs ARGS...` to its end (killed if it takes over 30 s)."""
-    with anyio.fail_after(30):
-        done = await anyio.run_process(
-            [sys.executable, "-m", "jetjobs", *args], env=env, cwd=cwd, check=False
-        )
-    return Ran(done)
+    return Ran(await run_cli(env, *args, cwd=cwd))
 
 
 async def test_enqueue_reports_duplicates_and_status_shows_queued(cli_env: dict[str, str]) -> None:

@@ -10,8 +10,6 @@ import os
 import re
 import socket
 import stat
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,14 +25,9 @@ from jetjobs._transport.connection_events import ConnectionEvents, server_addres
 from jetjobs._transport.topology import Topology
 from jetjobs.testing import WorkerPool, worker_env
 from tests.otlp_receiver import OtlpReceiver, ReceivedSpan
+from tests.support import clean_env, run_cli
 
 pytestmark = [pytest.mark.integration]
-
-
-def clean_env(**variables: str) -> dict[str, str]:
-    """This process's environment without any jetjobs, NATS or OTel setting, plus `variables`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_", "OTEL_"))}
-    return env | variables
 
 
 @pytest.fixture
@@ -42,16 +35,6 @@ def cli_env(settings: Settings) -> dict[str, str]:
     """A CLI process's environment: the session server, every setting of the test's (no OTel)."""
     env = worker_env(settings, settings.nats.url or "")
     return {k: v for k, v in env.items() if not k.startswith("OTEL_")}
-
-
-async def jetjobs(
-    env: dict[str, str], *args: str, cwd: Path | None = None, stdout: int = subprocess.PIPE
-) -> subprocess.CompletedProcess[bytes]:
-    """Run `python -m jetjobs ARGS...` to its end (killed, failing the test, after 30 s)."""
-    with anyio.fail_after(30):
-        return await anyio.run_process(
-            [sys.executable, "-m", "jetjobs", *args], env=env, cwd=cwd, stdout=stdout, check=False
-        )
 
 
 def lines(output: bytes) -> list[str]:
@@ -72,12 +55,12 @@ async def test_replay_typed_twice_adds_nothing(settings: Settings, nc: NATS, cli
     jobs_stream = Topology(settings).jobs_stream
     js = nc.jetstream()
 
-    first = await jetjobs(cli_env, "replay", "--since", "1h", "--type", "report.build", "--json")
+    first = await run_cli(cli_env, "replay", "--since", "1h", "--type", "report.build", "--json")
     assert first.returncode == 0, first.stderr.decode()
     first_run = json.loads(first.stdout)
     assert first_run["report"]["published"] == 20
 
-    second = await jetjobs(cli_env, "replay", "--since", "1h", "--type", "report.build")
+    second = await run_cli(cli_env, "replay", "--since", "1h", "--type", "report.build")
     assert second.returncode == 0, second.stderr.decode()
     out = second.stdout.decode()
     assert first_run["plan"]["replay_id"] not in out, "a relative window must make a new replay id"
@@ -88,11 +71,11 @@ async def test_replay_typed_twice_adds_nothing(settings: Settings, nc: NATS, cli
     assert "--again" in second.stderr.decode()
     assert (await js.stream_info(jobs_stream)).state.messages == 40
 
-    again = await jetjobs(cli_env, "replay", "--since", "1h", "--type", "report.build", "--again", "--json")
+    again = await run_cli(cli_env, "replay", "--since", "1h", "--type", "report.build", "--again", "--json")
     assert json.loads(again.stdout)["report"]["published"] == 20  # the originals, not the replays
     assert (await js.stream_info(jobs_stream)).state.messages == 60
 
-    everything = await jetjobs(
+    everything = await run_cli(
         cli_env, "replay", "--since", "1h", "--type", "report.build", "--include-replays", "--again",
         "--dry-run", "--json",
     )  # fmt: skip
@@ -132,7 +115,7 @@ async def test_connect_failure_is_one_line_at_once(
             "refused port": (f"nats://alice:wrong-pw@127.0.0.1:{unused.getsockname()[1]}", "30", "refused"),
             "no answer": (f"nats://alice:wrong-pw@127.0.0.1:{silent.getsockname()[1]}", "0.5", "no answer"),
         }[case]
-        ran = await jetjobs(
+        ran = await run_cli(
             clean_env(NATS_URL=url, NATS_CONNECT_TIMEOUT=timeout, JETJOBS_NAMESPACE=namespace), "info"
         )
     stderr = lines(ran.stderr)
@@ -168,7 +151,7 @@ async def test_embedded_server_requires_its_token(tmp_path: Path, namespace: str
         assert not processes_showing(token), "the token is on a command line"
 
         joiner = {k: v for k, v in worker_env(settings, "").items() if not k.startswith("OTEL_")}
-        ran = await jetjobs(joiner | {"NATS_STORE_DIR": str(store)}, "info")
+        ran = await run_cli(joiner | {"NATS_STORE_DIR": str(store)}, "info")
         assert ran.returncode == 0, ran.stderr.decode()
         assert url.removeprefix("nats://") in ran.stdout.decode(), "a later command joins the same server"
 
@@ -209,7 +192,7 @@ async def test_bad_webhook_allow_hosts_entry_fails_at_start(cli_env: dict[str, s
     """Item 13: a worker with `JETJOBS_WEBHOOK_ALLOW_HOSTS` holding something that is no host,
     `*.domain`, address or network does not start: exit 2, one line naming the variable and the entry."""
     env = cli_env | {"JETJOBS_WEBHOOK_ALLOW_HOSTS": "hooks.example.com, not a host!!"}
-    ran = await jetjobs(env, "worker", "tests.apps:app", cwd=repo_root)
+    ran = await run_cli(env, "worker", "tests.apps:app", cwd=repo_root)
     stderr = lines(ran.stderr)
     assert ran.returncode == 2
     assert len(stderr) == 1, stderr
@@ -235,7 +218,7 @@ async def test_otlp_defaults_to_http_and_the_exit_flush_is_bounded(
     """Item 14: with only OTEL_EXPORTER_OTLP_ENDPOINT set, a one-shot command exports over
     OTLP/HTTP (the specification's default), with no export error; pointed at an endpoint that
     never answers, it gives up its final flush, says so in one line, and exits 0."""
-    ran = await jetjobs(
+    ran = await run_cli(
         cli_env | {"OTEL_EXPORTER_OTLP_ENDPOINT": otlp_http.endpoint}, "enqueue", "otlp.check", "{}"
     )
     assert ran.returncode == 0, ran.stderr.decode()
@@ -250,7 +233,7 @@ async def test_otlp_defaults_to_http_and_the_exit_flush_is_bounded(
         silent.bind(("127.0.0.1", 0))
         silent.listen(8)  # takes connections, never answers
         endpoint = f"http://127.0.0.1:{silent.getsockname()[1]}"
-        ran = await jetjobs(
+        ran = await run_cli(
             cli_env | {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint},
             "--log-format",
             "json",
@@ -277,7 +260,7 @@ async def test_closed_pipe_exits_quietly(
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the command writes a byte
     try:
-        ran = await jetjobs(cli_env, *command, stdout=write_end)
+        ran = await run_cli(cli_env, *command, stdout=write_end)
     finally:
         os.close(write_end)
     assert ran.stderr == b"", ran.stderr.decode()

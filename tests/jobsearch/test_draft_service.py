@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
 import msgspec
 import pytest
 from nats.aio.client import Client as NATS
@@ -18,7 +17,7 @@ from jobsearch.listing import MergedListing
 from jobsearch.llm import LlmClient, load_llm_settings
 from jobsearch.profile import Profile
 from tests.jobsearch.provider_servers import Fault, ProviderServer
-from tests.support import running_worker
+from tests.support import Changes, running_worker
 
 CANARIES = ("CANARY-7f3a9c", "PINEAPPLE-42", "ZEBRA_991", "evil.example.net", "umbrella-careers")
 
@@ -28,20 +27,17 @@ class Exports:
 
     def __init__(self) -> None:
         self.jobs: list[ExportJob] = []
-        self.changed = anyio.Event()
+        self._changes = Changes()
 
     def register(self, app: App) -> None:
         @app.job(EXPORT, payload=ExportJob)
         async def export(ctx: JobContext, job: ExportJob) -> None:
             self.jobs.append(job)
-            self.changed.set()
+            self._changes.notify()
 
     async def wait(self, count: int, timeout: float = 60) -> None:
         """Wait until `count` export jobs arrived."""
-        with anyio.fail_after(timeout):
-            while len(self.jobs) < count:
-                self.changed = anyio.Event()
-                await self.changed.wait()
+        await self._changes.wait(lambda: len(self.jobs) >= count, timeout)
 
 
 def batch(profile: Profile, corpus: dict[str, MergedListing], size: int) -> list[DraftJob]:
