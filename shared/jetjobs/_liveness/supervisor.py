@@ -81,16 +81,21 @@ class Supervisor:
         self._suspects: dict[str, WorkerBeat] = {}
 
     async def run(
-        self, *, ledger: Ledger | None = None, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+        self,
+        *,
+        ledger: Ledger | None = None,
+        workers: KeyValue | None = None,
+        task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
         """Watch and campaign until cancelled; `started` once the initial state is read.
 
-        `ledger`: the status ledger to mark recovered jobs in (a worker shares its own).
+        `ledger`: the status ledger to mark recovered jobs in; `workers`: the heartbeat bucket (a
+        worker shares both of its own).
         """
         self._hearing_since = float("-inf")  # a start is not an outage
         self._seen_reconnects = self.nc.stats["reconnects"]
         await self.topology.ensure_base(self.js)
-        self._kv = await self.topology.workers_kv(self.js)
+        self._kv = workers or await self.topology.workers_kv(self.js)
         self._ledger = ledger or Ledger(await self.topology.status_kv(self.js))
         try:
             async with anyio.create_task_group() as tg:

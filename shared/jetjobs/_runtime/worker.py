@@ -36,6 +36,7 @@ from anyio.abc import TaskStatus
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
+from nats.js.kv import KeyValue
 
 from jetjobs._errors import ConfigError, describe_error
 from jetjobs._joblog.dead_letters import DeadLetters
@@ -107,6 +108,7 @@ class Worker:
         self._idle = anyio.Event()
         self._stop = anyio.Event()
         self.executor: Executor | None = None
+        self.workers: KeyValue | None = None  # the heartbeat bucket, once provisioned
         self.heartbeat: Heartbeat | None = None
         self.supervisor = (
             Supervisor(nc, settings, supervisor_id=self.id, topology=self.topology) if supervise else None
@@ -203,7 +205,7 @@ class Worker:
             metrics=self.metrics,
             held_by=self._held_by,
         )
-        await self.topology.workers_kv(self.js)
+        self.workers = await self.topology.workers_kv(self.js)
         consumers = [
             (
                 priority,
@@ -243,7 +245,8 @@ class Worker:
         keeper.start_soon(self.lease.run)
         await keeper.start(self.heartbeat.run)
         if self.supervisor is not None:
-            await keeper.start(partial(self.supervisor.run, ledger=self.executor.ledger))
+            supervise = partial(self.supervisor.run, ledger=self.executor.ledger, workers=self.workers)
+            await keeper.start(supervise)
         if self.metrics_port is not None:
             self.metrics_port = self.metrics.serve(self.metrics_port)
             keeper.start_soon(
