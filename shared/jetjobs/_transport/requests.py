@@ -85,10 +85,12 @@ class Requester:
 
     async def send(self, subject: str, data: bytes = b"", headers: dict[str, str] | None = None) -> Reply:
         """Send now; the returned Reply is awaited later (pipelining without a task per request)."""
-        token, future = await self._dispatch(subject, data, headers)
+        if not self._prefix:
+            await self._ensure()
+        token, future = self._dispatch(subject, data, headers)
         return Reply(self, token, future, subject)
 
-    async def _dispatch(
+    def _dispatch(
         self,
         subject: str,
         data: bytes,
@@ -96,9 +98,8 @@ class Requester:
         *,
         collected: list[Msg] | None = None,
     ) -> tuple[str, asyncio.Future[Msg]]:
-        """Register a reply token (with `collected` gathering a batch's replies) and publish."""
-        if not self._prefix:
-            await self._ensure()
+        """Register a reply token (with `collected` gathering a batch's replies) and publish
+        (after `_ensure`: a plain call, one coroutine fewer per request on the hot path)."""
         token = f"{self._prefix}.{next(self._tokens)}"
         future: asyncio.Future[Msg] = asyncio.get_running_loop().create_future()
         self._waiting[token] = (future, time.monotonic() + self.timeout)
@@ -143,7 +144,8 @@ class Requester:
         out of the answer."""
         collected: list[Msg] = []
         body = ENCODER.encode(_BatchGet(multi_last=subjects, batch=len(subjects)))
-        token, future = await self._dispatch(f"$JS.API.DIRECT.GET.{stream}", body, None, collected=collected)
+        await self._ensure()
+        token, future = self._dispatch(f"$JS.API.DIRECT.GET.{stream}", body, None, collected=collected)
         # Nobody may await it (every delivery of the burst handed back before its claim): a
         # timeout must not then be reported as a "Future exception was never retrieved".
         future.add_done_callback(_retrieve)
