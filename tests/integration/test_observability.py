@@ -17,6 +17,7 @@ from nats.aio.client import Client as NATS
 from prometheus_client.parser import text_string_to_metric_families
 
 from jetjobs import App, JobContext, Publisher, Reject, Settings
+from jetjobs._transport.topology import Topology
 from jetjobs.testing import WorkerPool, WorkerProcess, worker_env
 from tests.otlp_receiver import GrpcOtlpReceiver, OtlpReceiver, ReceivedSpan
 from tests.support import running_worker
@@ -124,6 +125,9 @@ async def test_one_trace_across_three_processes(
     assert process_first.attributes["jetjobs.job.outcome"] == "succeeded"
     assert publish_first.attributes["messaging.message.id"] == job_id
     assert isinstance(process_first.attributes["messaging.nats.stream_sequence"], int)
+    assert process_first.attributes["messaging.consumer.group.name"] == (
+        Topology(settings).consumer_name("first", "normal")
+    )
     assert attempt_1.attributes["jetjobs.job.outcome"] == "retried"
     assert attempt_1.status_code == 2  # STATUS_CODE_ERROR
     assert attempt_2.attributes["jetjobs.job.outcome"] == "succeeded"

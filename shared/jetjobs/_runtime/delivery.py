@@ -36,6 +36,7 @@ class Delivery:
     count: int  # JetStream's delivery count (1 for a first delivery)
     received_at: float  # Unix time, seconds
     stored_at: float = 0.0  # when the stream stored the message, Unix time, seconds
+    consumer: str = ""  # the durable consumer that delivered it
     job: Job | None = None
     invalid: str = ""
     reads: Reads | None = None  # the burst's ledger entries, asked for when it arrived
@@ -50,7 +51,12 @@ class Delivery:
         fields = ack_reply(msg.reply or "")
         assert fields is not None, "a pull consumer hands on `$JS.ACK` deliveries only"
         delivery = cls(
-            msg, fields.stream_seq, fields.delivered, time.time(), stored_at=fields.stored_ns / 1e9
+            msg,
+            fields.stream_seq,
+            fields.delivered,
+            time.time(),
+            stored_at=fields.stored_ns / 1e9,
+            consumer=fields.consumer,
         )
         try:
             if len(msg.data) > max_job_bytes:

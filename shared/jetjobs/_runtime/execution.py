@@ -185,7 +185,7 @@ class Executor:
         def span_attributes() -> dict[str, Any]:  # built only when tracing is on
             return {
                 "messaging.message.id": headers.get("Nats-Msg-Id", job.id),
-                "messaging.consumer.group.name": msg.metadata.consumer,
+                "messaging.consumer.group.name": d.consumer,
                 "messaging.nats.stream_sequence": d.seq,
                 "messaging.nats.delivery_attempt": d.count,
                 "jetjobs.job.id": job.id,
