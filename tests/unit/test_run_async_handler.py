@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import anyio
 import pytest
@@ -152,3 +153,21 @@ async def test_a_handler_may_use_cancel_scopes_and_task_groups() -> None:
         return done
 
     assert await run_async_handler(handler(), timeout=5) == ["moved on", "joined"]
+
+
+async def test_the_deadline_counts_from_the_handlers_start() -> None:
+    """A handler that spends its whole timeout before it first suspends is cancelled as soon as
+    it suspends, not a full timeout later: a timer armed at the suspension would let it yield to
+    the loop a hundred times first."""
+    yields = 0
+
+    async def handler() -> None:
+        nonlocal yields
+        time.sleep(0.25)  # noqa: ASYNC251 - a first step that blocks past the timeout
+        for _ in range(100):
+            await asyncio.sleep(0)
+            yields += 1
+
+    with pytest.raises(JobTimeout):
+        await run_async_handler(handler(), timeout=0.2)
+    assert yields < 100

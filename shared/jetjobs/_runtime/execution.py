@@ -742,11 +742,11 @@ def run_async_handler(handler_call: Coroutine[Any, Any, Any], timeout: float | N
     The handler's coroutine is stepped by the awaiting task (no task of its own: creating one and
     waking the runner when it ends cost more than the rest of a no-op job's run), each step inside
     a copy of the context: whatever context variables the handler sets (structlog binds, library
-    state) end with the job instead of leaking into the runner's next one. The timeout is armed
-    only once the handler suspends (a handler that finishes in its first step never yields to a
-    timer): a loop timer cancelling the task, told apart from any other cancellation the way
-    `asyncio.timeout` does; cancellation of the runner (shutdown) reaches the handler through the
-    await.
+    state) end with the job instead of leaking into the runner's next one. The timeout is a loop
+    timer cancelling the task at the handler's start plus `timeout`, armed only once the handler
+    suspends (one that finishes in its first step never yields to a timer), and told apart from
+    any other cancellation the way `asyncio.timeout` does; cancellation of the runner (shutdown)
+    reaches the handler through the await.
     """
     return _Isolated(handler_call, timeout)
 
@@ -760,6 +760,8 @@ class _Isolated:
 
     def __await__(self) -> Generator[Any, Any, Any]:
         coro, run = self._coro, self._context.run
+        loop = asyncio.get_running_loop()
+        started = loop.time()
         try:
             yielded = run(coro.send, None)
         except StopIteration as done:
@@ -777,7 +779,7 @@ class _Isolated:
             expired = True
             task.cancel()
 
-        timer = asyncio.get_running_loop().call_later(timeout, expire)
+        timer = loop.call_at(started + timeout, expire)  # the deadline counts the first step
         try:
             return (yield from _steps(coro, run, yielded))
         except asyncio.CancelledError:
