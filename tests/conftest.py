@@ -11,6 +11,7 @@ from nats.aio.client import Client as NATS
 
 from jetjobs import EmbeddedServer, Settings
 from jetjobs._transport.connection import connect
+from tests.otlp_receiver import OtlpReceiver
 from tests.support import fast_settings
 
 
@@ -47,3 +48,12 @@ async def nc(settings: Settings) -> AsyncIterator[NATS]:
 def repo_root() -> Path:
     """The repository root (for subprocess workers that import test apps)."""
     return Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def otlp() -> Iterator[OtlpReceiver]:
+    """An OTLP/HTTP receiver on a loopback port."""
+    receiver = OtlpReceiver()
+    receiver.start()
+    yield receiver
+    receiver.stop()

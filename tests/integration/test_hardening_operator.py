@@ -203,23 +203,14 @@ async def test_bad_webhook_allow_hosts_entry_fails_at_start(cli_env: dict[str, s
 # Item 14 ----------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def otlp_http() -> Iterator[OtlpReceiver]:
-    """An OTLP/HTTP receiver on a loopback port."""
-    receiver = OtlpReceiver()
-    receiver.start()
-    yield receiver
-    receiver.stop()
-
-
 async def test_otlp_defaults_to_http_and_the_exit_flush_is_bounded(
-    cli_env: dict[str, str], otlp_http: OtlpReceiver
+    cli_env: dict[str, str], otlp: OtlpReceiver
 ) -> None:
     """Item 14: with only OTEL_EXPORTER_OTLP_ENDPOINT set, a one-shot command exports over
     OTLP/HTTP (the specification's default), with no export error; pointed at an endpoint that
     never answers, it gives up its final flush, says so in one line, and exits 0."""
     ran = await run_cli(
-        cli_env | {"OTEL_EXPORTER_OTLP_ENDPOINT": otlp_http.endpoint}, "enqueue", "otlp.check", "{}"
+        cli_env | {"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint}, "enqueue", "otlp.check", "{}"
     )
     assert ran.returncode == 0, ran.stderr.decode()
     assert ran.stderr == b"", ran.stderr.decode()
@@ -227,7 +218,7 @@ async def test_otlp_defaults_to_http_and_the_exit_flush_is_bounded(
     def published(spans: list[ReceivedSpan]) -> bool:
         return any(s.name == "publish otlp.check" for s in spans)
 
-    await anyio.to_thread.run_sync(otlp_http.wait, published)
+    await anyio.to_thread.run_sync(otlp.wait, published)
 
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))

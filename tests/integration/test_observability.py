@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +25,6 @@ from tests.support import running_worker
 pytestmark = [pytest.mark.integration]
 
 PRODUCER, CONSUMER = 4, 5  # opentelemetry.proto SpanKind values
-
-
-@pytest.fixture
-def otlp() -> Iterator[OtlpReceiver]:
-    """An OTLP/HTTP receiver on a loopback port."""
-    receiver = OtlpReceiver()
-    receiver.start()
-    yield receiver
-    receiver.stop()
 
 
 def cli_env(settings: Settings, **extra: str) -> dict[str, str]:

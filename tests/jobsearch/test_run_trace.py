@@ -7,7 +7,6 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -29,15 +28,6 @@ STAGE_OF = {
     "jobsearch.draft": "draft",
     "jobsearch.export": "export",
 }
-
-
-@pytest.fixture
-def otlp() -> Iterator[OtlpReceiver]:
-    """An OTLP/HTTP receiver on a loopback port."""
-    receiver = OtlpReceiver()
-    receiver.start()
-    yield receiver
-    receiver.stop()
 
 
 def run_traced(settings: Settings, data_dir: Path, otlp: OtlpReceiver) -> subprocess.CompletedProcess[str]:

@@ -104,7 +104,9 @@ def test_what_it_cannot_write_is_left_to_the_sdk(spans: tuple[TracerProvider, Ke
         encode_request(kept.spans)
 
 
-def test_the_exporter_sends_the_lean_bytes_and_falls_back(spans: tuple[TracerProvider, Kept]) -> None:
+def test_the_exporter_sends_the_lean_bytes_and_falls_back(
+    spans: tuple[TracerProvider, Kept], otlp: OtlpReceiver
+) -> None:
     """To a real OTLP/HTTP receiver: a plain batch is posted as the lean encoding; a batch with an
     event goes through the SDK's export (the SDK internals it relies on are there)."""
     provider, kept = spans
@@ -113,15 +115,13 @@ def test_the_exporter_sends_the_lean_bytes_and_falls_back(spans: tuple[TracerPro
         span.set_attribute("a", 1)
     with tracer.start_as_current_span("with event") as span:
         span.add_event("e")
-    receiver = OtlpReceiver()
-    receiver.start()
+    receiver = otlp
     exporter = LeanSpanExporter(endpoint=f"{receiver.endpoint}/v1/traces")
     try:
         assert exporter.export(kept.spans[:1]) is SpanExportResult.SUCCESS
         assert exporter.export(kept.spans[1:]) is SpanExportResult.SUCCESS
     finally:
         exporter.shutdown()
-        receiver.stop()
     assert receiver.bodies[0] == encode_request(kept.spans[:1])
     assert ExportTraceServiceRequest.FromString(receiver.bodies[1]) == encode_spans(kept.spans[1:])
     assert [span.name for span in receiver.spans] == ["plain", "with event"]
