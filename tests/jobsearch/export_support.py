@@ -5,10 +5,12 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from pathlib import Path
 
+import pytest
 from openpyxl import load_workbook
 
 from jobsearch.jobs import Check, Draft
 from jobsearch.listing import MergedListing, Salary, SourceRef
+from jobsearch.store import Store
 
 
 def listing(n: int = 1, **changes: object) -> MergedListing:
@@ -70,3 +72,19 @@ def edit_cells(path: Path, edits: dict[str, dict[str, str]]) -> None:
         for name, text in edits.get(str(listing_id), {}).items():
             row[header.index(name)].value = text
     book.save(path)
+
+
+def exported_data_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, listings: list[MergedListing], summary: dict[str, int]
+) -> Path:
+    """`tmp_path` as JOBSEARCH_DATA_DIR (no other path variable set), holding one finished run
+    `r1` that exported `listings` with drafts."""
+    for name in ("JOBSEARCH_DB", "JOBSEARCH_TRACKER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("JOBSEARCH_DATA_DIR", str(tmp_path))
+    with Store.open(tmp_path / "jobsearch.sqlite") as store:
+        store.start_run("r1", profile="p.toml")
+        for n, item in enumerate(listings, 1):
+            store.record_export(run_id="r1", job_id=f"j{n}", listing=item, drafts=drafts())
+        store.finish_run("r1", outcome="ok", summary=summary)
+    return tmp_path

@@ -19,7 +19,7 @@ from jobsearch.cli import build_parser, main
 from jobsearch.run.command import Orchestra, _conclude
 from jobsearch.run.summary import RunSummary, format_summary
 from jobsearch.store import Store
-from tests.jobsearch.export_support import drafts, listing
+from tests.jobsearch.export_support import drafts, exported_data_dir, listing
 
 HOSTILE_TITLE = '=HYPERLINK("http://evil.example/","x"), "quoted"\nsecond line'
 
@@ -27,17 +27,7 @@ HOSTILE_TITLE = '=HYPERLINK("http://evil.example/","x"), "quoted"\nsecond line'
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A data dir holding two exported listings, the second with a hostile, multi-line title."""
-    for name in ("JOBSEARCH_DB", "JOBSEARCH_TRACKER"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("JOBSEARCH_DATA_DIR", str(tmp_path))
-    with Store.open(tmp_path / "jobsearch.sqlite") as store:
-        store.start_run("r1", profile="p.toml")
-        store.record_export(run_id="r1", job_id="j1", listing=listing(1), drafts=drafts())
-        store.record_export(
-            run_id="r1", job_id="j2", listing=listing(2, title=HOSTILE_TITLE), drafts=drafts()
-        )
-        store.finish_run("r1", outcome="ok", summary={})
-    return tmp_path
+    return exported_data_dir(tmp_path, monkeypatch, [listing(1), listing(2, title=HOSTILE_TITLE)], {})
 
 
 def test_export_csv_dash_writes_standard_output(

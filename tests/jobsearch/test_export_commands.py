@@ -7,22 +7,14 @@ from pathlib import Path
 import pytest
 
 from jobsearch.cli import main
-from jobsearch.store import Store
-from tests.jobsearch.export_support import drafts, listing, sheet_rows
+from tests.jobsearch.export_support import exported_data_dir, listing, sheet_rows
 
 
 @pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A data dir holding two exported listings."""
-    for name in ("JOBSEARCH_DB", "JOBSEARCH_TRACKER"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("JOBSEARCH_DATA_DIR", str(tmp_path))
-    with Store.open(tmp_path / "jobsearch.sqlite") as store:
-        store.start_run("r1", profile="p.toml")
-        for n in (1, 2):
-            store.record_export(run_id="r1", job_id=f"j{n}", listing=listing(n), drafts=drafts())
-        store.finish_run("r1", outcome="ok", summary={"listings_new": 2, "listings_seen": 40})
-    return tmp_path
+    summary = {"listings_new": 2, "listings_seen": 40}
+    return exported_data_dir(tmp_path, monkeypatch, [listing(1), listing(2)], summary)
 
 
 def test_mark_then_export_shows_the_status(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
