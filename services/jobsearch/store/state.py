@@ -397,14 +397,8 @@ class Store:
         return [
             TrackerRow(
                 listing_id=row["id"],
-                company=row["company"],
-                title=row["title"],
-                locations=_STRINGS.decode(row["locations"]),
-                remote=None if row["remote"] is None else bool(row["remote"]),
-                salary=_SALARY.decode(row["salary"]) if row["salary"] else None,
+                **_shown_fields(row),
                 sources=sources.get(row["id"], []),
-                url=row["url"],
-                posted_at=date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
                 found=datetime.fromisoformat(row["first_seen"]).date(),
                 status=parse_status(row["status"]) or "Saved",
                 notes=row["notes"],
@@ -526,17 +520,24 @@ def _iso(value: date | None) -> str | None:
     return value.isoformat() if value else None
 
 
+def _shown_fields(row: sqlite3.Row) -> dict[str, Any]:
+    """The columns of a `listings` row that a merged listing and a tracker row both show, decoded."""
+    return {
+        "title": row["title"],
+        "company": row["company"],
+        "url": row["url"],
+        "locations": _STRINGS.decode(row["locations"]),
+        "remote": None if row["remote"] is None else bool(row["remote"]),
+        "salary": _SALARY.decode(row["salary"]) if row["salary"] else None,
+        "posted_at": date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
+    }
+
+
 def _merged_listing(row: sqlite3.Row, sources: Iterable[sqlite3.Row]) -> MergedListing:
     return MergedListing(
         id=row["id"],
-        title=row["title"],
-        company=row["company"],
-        url=row["url"],
-        locations=_STRINGS.decode(row["locations"]),
-        remote=None if row["remote"] is None else bool(row["remote"]),
+        **_shown_fields(row),
         employment_type=row["employment_type"],
-        salary=_SALARY.decode(row["salary"]) if row["salary"] else None,
-        posted_at=date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
         description=row["description"],
         department=row["department"],
         sources=[
