@@ -1,13 +1,15 @@
 """The `jobsearch` command line.
 
 Like `jetjobs`, every command connects to `NATS_URL`, or starts (or joins) the embedded server.
-The pipeline's jobs live in the `jobsearch` namespace unless `JETJOBS_NAMESPACE` says otherwise.
+The pipeline's jobs live in its data dir's own namespace, `jobsearch-<id>` with the id stored in
+the data dir's database (`jobsearch.store.identity`), unless `JETJOBS_NAMESPACE` says otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
@@ -18,6 +20,7 @@ import anyio
 from nats.aio.client import Client as NATS
 
 from jetjobs import (
+    ConfigError,
     JetJobsError,
     Settings,
     configure_logging,
@@ -31,16 +34,31 @@ from jobsearch.app import build_app
 from jobsearch.jobs import QUEUES, STAGES, Stage
 from jobsearch.local_commands import add_local_commands
 from jobsearch.run import add_run_commands
+from jobsearch.settings import load_pipeline_settings
+from jobsearch.store.identity import namespace_of
 from jobsearch.tracker.commands import add_tracker_commands
 
 Command = Callable[[argparse.Namespace, Settings, NATS], Awaitable[int]]
-NAMESPACE = "jobsearch"
 
 
-def pipeline_settings_env() -> dict[str, str]:
-    """The environment with the pipeline's default namespace filled in."""
+def pipeline_settings_env(db_path: Path | None = None) -> dict[str, str]:
+    """The environment with the data dir's namespace filled in (unless `JETJOBS_NAMESPACE` is set).
+
+    `db_path` names the database when a command was given one (`jobsearch ui --db`).
+
+    Raises:
+        ConfigError: the data dir's database cannot be opened or created.
+    """
     env = dict(os.environ)
-    env.setdefault("JETJOBS_NAMESPACE", NAMESPACE)
+    if not env.get("JETJOBS_NAMESPACE"):
+        db_path = db_path or load_pipeline_settings(env).db_path
+        try:
+            env["JETJOBS_NAMESPACE"] = namespace_of(db_path)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(
+                f"the pipeline database {db_path} cannot be opened: {exc} "
+                "(set JOBSEARCH_DATA_DIR or JOBSEARCH_DB to a writable place)"
+            ) from None
     return env
 
 
@@ -63,7 +81,6 @@ async def cmd_ui(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     from jetjobs import Publisher  # noqa: PLC0415
     from jetjobs.ui import access_token, bind, serve  # noqa: PLC0415
     from jobsearch.profile import load_profile  # noqa: PLC0415
-    from jobsearch.settings import load_pipeline_settings  # noqa: PLC0415
     from jobsearch.ui import build_review_app  # noqa: PLC0415
 
     db_path = args.db or load_pipeline_settings().db_path
@@ -162,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
         # from the run's publish of the search through every stage service (docs/observability.md).
         setup_tracing(service_name(args))
         try:
-            return anyio.run(_run, args, load_settings(pipeline_settings_env()))
+            return anyio.run(_run, args, load_settings(pipeline_settings_env(getattr(args, "db", None))))
         finally:
             shutdown_tracing()
     except JetJobsError as exc:

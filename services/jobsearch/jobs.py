@@ -2,19 +2,25 @@
 
 ```
 jobsearch.search ─▶ jobsearch.source (one per source) ─▶ jobsearch.listing (one per posting)
-   [jobsearch-fetch]        [jobsearch-fetch]                  [jobsearch-dedupe]
+   [jobsearch-fetch]        [jobsearch-fetch]          ╰─▶ jobsearch.board_read (a full read's end)
+                                                               [jobsearch-dedupe]
+ ─▶ jobsearch.export (a new or changed listing the person keeps)       [jobsearch-export]
  ─▶ jobsearch.draft (new, matching merged listings) ─▶ jobsearch.export (listing + drafts)
         [jobsearch-draft]                                   [jobsearch-export]
  jobsearch.tracker (render tracker.xlsx once the run has drained; also `jobsearch export`)
         [jobsearch-export]
 ```
 Each stage is its own service over its own queue (`jobsearch serve STAGE`). A stage's output is
-the next stage's job, submitted with a key derived from its input, so a rerun submits nothing twice.
-Every payload carries the `run_id` of the search it belongs to, so `jobsearch run` can follow it.
+the next stage's job, submitted with a key derived from its input and scoped to its run
+(`run_key`), so a redelivered job submits nothing twice, while the next run reads every posting
+again: whether a posting is new, changed or seen before is the database's call, never the
+platform's duplicate window. Every payload carries the `run_id` of the search it belongs to, so
+`jobsearch run` can follow it.
 """
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -32,11 +38,25 @@ QUEUES: dict[Stage, str] = {stage: f"jobsearch-{stage}" for stage in STAGES}
 SEARCH = "jobsearch.search"
 SOURCE = "jobsearch.source"
 LISTING = "jobsearch.listing"
+BOARD_READ = "jobsearch.board_read"
 DRAFT = "jobsearch.draft"
 EXPORT = "jobsearch.export"
 TRACKER = "jobsearch.tracker"
 
 RunId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+_KEY_LIMIT = 256  # the platform's idempotency keys (`Nats-Msg-Id`)
+
+
+def run_key(run_id: str, key: str) -> str:
+    """`key` scoped to one run (`<run_id>:<key>`), as an idempotency key: the platform's duplicate
+    window keeps one run from submitting a job twice, and never hides a posting from the next run.
+
+    A key too long for a `Nats-Msg-Id` is replaced by its digest.
+    """
+    scoped = f"{run_id}:{key}"
+    if len(scoped) <= _KEY_LIMIT:
+        return scoped
+    return f"{run_id}:sha256-{hashlib.sha256(key.encode()).hexdigest()}"
 
 
 class _Payload(msgspec.Struct, kw_only=True, frozen=True):
@@ -61,6 +81,19 @@ class ListingJob(_Payload, kw_only=True, frozen=True):
 
     listing: Listing
     profile: Profile
+
+
+class BoardReadJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.board_read`: one source was read in full and listed `listed` postings.
+
+    Submitted by the source job after its listing jobs; dedupe records the read, and with the
+    postings the run's listing jobs recorded for that source, which postings the board still
+    lists. A read that failed or stopped early submits none, so it records nothing.
+    """
+
+    source: str
+    board: str
+    listed: int
 
 
 Step = Literal["cover_letter", "connection_note"]

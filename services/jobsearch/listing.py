@@ -29,6 +29,8 @@ Board = Literal[
 BOARDS: tuple[Board, ...] = get_args(Board)
 
 SalaryInterval = Literal["year", "month", "week", "day", "hour"]
+# Where the job is done: the board's own field where it has one, else what its text says.
+Workplace = Literal["remote", "hybrid", "onsite"]
 NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 
 
@@ -39,6 +41,8 @@ class Salary(msgspec.Struct, kw_only=True, frozen=True):
     max: float | None = None
     currency: str | None = None  # ISO 4217 where the board says so
     interval: SalaryInterval | None = None
+    # "field": the board's structured pay field; "text": read from the posting's text.
+    stated: Literal["field", "text"] = "field"
 
 
 class Listing(msgspec.Struct, kw_only=True, frozen=True):
@@ -58,6 +62,8 @@ class Listing(msgspec.Struct, kw_only=True, frozen=True):
     description: str = ""
     department: str | None = None
     fetched_at: datetime | None = None
+    workplace: Workplace | None = None
+    hidden_parts: int = 0  # parts of the description's markup nobody sees, removed from `description`
 
     @property
     def key(self) -> str:
@@ -102,3 +108,8 @@ class MergedListing(msgspec.Struct, kw_only=True, frozen=True):
     department: str | None = None
     sources: list[SourceRef] = []
     first_seen: datetime | None = None
+    workplace: Workplace | None = None
+    # Counts the changes of what the listing says (a posting joined or changed): a newer revision
+    # replaces an older one in the state of record, never the other way round.
+    revision: int = 0
+    updated_at: datetime | None = None  # when a posting of it last changed or joined (None: never)

@@ -1,4 +1,4 @@
-"""The `jobsearch` commands that need no NATS server: `init`, `listings`, `schemas`.
+"""The `jobsearch` commands that need no NATS server: `init`, `listings`, `namespace`, `schemas`.
 
 Each is a plain function of its parsed arguments returning the exit code; `jobsearch.cli` adds
 them with `add_local_commands` and runs them without connecting.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from jobsearch.dedupe.store import StoredListing, read_listings
 from jobsearch.profile import write_example_profile
 from jobsearch.schema_export import check_schemas, write_schemas
 from jobsearch.settings import load_pipeline_settings
+from jobsearch.store.identity import namespace_of
 
 
 def cmd_init(args: argparse.Namespace) -> int:
@@ -61,6 +63,13 @@ def _line(text: str) -> str:
     return "".join(c if c.isprintable() else json.dumps(c)[1:-1] for c in text)
 
 
+def cmd_namespace(args: argparse.Namespace) -> int:
+    """Print the jetjobs namespace of the data dir's jobs (for `jetjobs dlq list` and the like)."""
+    env_namespace = os.environ.get("JETJOBS_NAMESPACE")
+    print(env_namespace or namespace_of(load_pipeline_settings().db_path))
+    return 0
+
+
 def cmd_schemas(args: argparse.Namespace) -> int:
     """Write (or with --check, verify) the pipeline's JSON Schemas."""
     directory = Path(args.directory)
@@ -75,7 +84,7 @@ def cmd_schemas(args: argparse.Namespace) -> int:
 
 
 def add_local_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `init`, `listings` and `schemas` to the `jobsearch` parser."""
+    """Add `init`, `listings`, `namespace` and `schemas` to the `jobsearch` parser."""
     p = sub.add_parser("init", help="write a commented example profile", description=cmd_init.__doc__)
     p.add_argument("path", nargs="?", default="profile.toml", help="where to write it (default profile.toml)")
     p.set_defaults(func=None, local=cmd_init)
@@ -89,6 +98,15 @@ def add_local_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument("--json", action="store_true", help="print JSON (the MergedListing, state, drop_reason)")
     p.add_argument("--all", action="store_true", help="include the listings the profile's filters dropped")
     p.set_defaults(func=None, local=cmd_listings)
+
+    p = sub.add_parser(
+        "namespace",
+        help="print the data dir's jetjobs namespace",
+        description="Print the jetjobs namespace that holds this data dir's queues, ledger and dead "
+        "letters (`jobsearch-<id>`, the id stored in its database; JETJOBS_NAMESPACE overrides it), "
+        "e.g. `JETJOBS_NAMESPACE=$(jobsearch namespace) jetjobs dlq list`.",
+    )
+    p.set_defaults(func=None, local=cmd_namespace)
 
     p = sub.add_parser(
         "schemas",

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from jobsearch.jobs import DraftJob, ExportJob, ListingJob, SearchJob, SourceJob, TrackerJob
+from jobsearch.jobs import BoardReadJob, DraftJob, ExportJob, ListingJob, SearchJob, SourceJob, TrackerJob
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile, example_profile
 
@@ -23,6 +23,7 @@ SCHEMAS: dict[str, Any] = {
     "search.schema.json": SearchJob,
     "source.schema.json": SourceJob,
     "listing.schema.json": ListingJob,
+    "board_read.schema.json": BoardReadJob,
     "draft.schema.json": DraftJob,
     "export.schema.json": ExportJob,
     "tracker.schema.json": TrackerJob,

@@ -42,6 +42,12 @@ def listing(title: str = "Backend Engineer", **fields: object) -> MergedListing:
         (listing(remote=True), Search(remote="remote"), None),
         (listing("Backend Engineer (Hybrid)"), Search(remote="remote_or_hybrid"), None),
         (listing(), Search(remote="remote_or_hybrid"), "remote"),
+        # The board's own field: a hybrid Berlin posting on Lever says so only there.
+        (listing(workplace="hybrid"), Search(remote="remote_or_hybrid"), None),
+        (listing(workplace="hybrid"), Search(remote="hybrid"), None),
+        (listing(workplace="onsite"), Search(remote="remote_or_hybrid"), "remote"),
+        (listing(locations=["Remote"], workplace="remote"), Search(remote="remote"), None),
+        (listing(workplace="onsite"), Search(remote="remote"), "remote"),
         (listing("Senior Backend Engineer"), Search(seniority=["mid", "senior"]), None),
         (listing("Staff Backend Engineer"), Search(seniority=["mid", "senior"]), "seniority"),
         (listing(), Search(seniority=["staff"]), None),

@@ -208,7 +208,8 @@ def test_merged_listing_keeps_every_source_and_the_earliest_date() -> None:
         posted_at=date(2026, 11, 3), salary=Salary(min=70_000, max=90_000, currency="EUR"),
     )  # fmt: skip
     own = posting("1", "Backend Engineer", posted_at=date(2026, 11, 5), locations=["Berlin", "Remote (EU)"])
-    merged = merge.add(merge.create(aggregator, datetime(2026, 11, 6, tzinfo=UTC)), own)
+    first_seen = datetime(2026, 11, 6, tzinfo=UTC)
+    merged = merge.union([aggregator, own], listing_id=merge.merged_id(aggregator.key), first_seen=first_seen)
     assert merged.id == merge.merged_id(aggregator.key)
     assert [s.board for s in merged.sources] == ["greenhouse", "remoteok"]
     assert merged.url == own.url
@@ -216,4 +217,4 @@ def test_merged_listing_keeps_every_source_and_the_earliest_date() -> None:
     assert merged.posted_at == date(2026, 11, 3)
     assert merged.salary == aggregator.salary
     assert merged.locations == ["Berlin, Germany", "Remote (EU)"]
-    assert merge.add(merged, own) == merged
+    assert merged.first_seen == first_seen

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
@@ -11,9 +12,9 @@ import pytest
 
 from jetjobs import ConfigError
 from jobsearch.app import build_app
-from jobsearch.dedupe import Dedupe
+from jobsearch.dedupe import Dedupe, run_outcomes
 from jobsearch.dedupe.store import SeenSet, read_listings
-from jobsearch.jobs import DraftJob, ListingJob, SearchJob
+from jobsearch.jobs import BoardReadJob, DraftJob, ExportJob, ListingJob, SearchJob
 from jobsearch.listing import Listing, Salary
 from jobsearch.profile import Person, Profile, Search
 from jobsearch.schema_export import check_schemas
@@ -27,31 +28,44 @@ def job(listing: Listing, run_id: str = "run1", profile: Profile = PROFILE) -> L
     return ListingJob(run_id=run_id, listing=listing, profile=profile)
 
 
-class Drafts:
-    """A stand-in for the draft queue: records each submission; can fail like a killed service."""
+class Owed:
+    """A stand-in for the export and draft queues: records each submission; can fail like a
+    killed service."""
 
     def __init__(self) -> None:
         self.keys: list[str] = []
+        self.job_ids: list[str] = []
+        self.exports: list[ExportJob] = []
         self.fail = False
 
-    async def __call__(self, draft: DraftJob, key: str) -> None:
+    async def draft(self, draft: DraftJob, key: str, job_id: str) -> None:
         if self.fail:
             raise ConnectionError("killed before the draft was submitted")
         self.keys.append(key)
+        self.job_ids.append(job_id)
+
+    async def export(self, export: ExportJob, key: str) -> None:
+        if self.fail:
+            raise ConnectionError("killed before the export was submitted")
+        self.exports.append(export)
 
 
 async def test_new_listing_drafts_once_and_a_second_run_drafts_nothing(tmp_path: Path) -> None:
-    """Two postings of one job give one draft job; the same postings in a later run give none."""
-    dedupe, drafts = Dedupe(tmp_path / "db.sqlite"), Drafts()
+    """Two postings of one job give one draft job; the same postings in a later run give none and
+    are `unchanged`; every change the person sees went to the export stage, newest revision last."""
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
     own = posting("1", "Backend Engineer")
     copy = posting("2", "Backend Engineer (m/w/d)", board="arbeitnow", url="https://a.example/2")
-    first = await dedupe.handle(job(own), drafts)
-    second = await dedupe.handle(job(copy), drafts)
+    first = await dedupe.handle(job(own), owed)
+    second = await dedupe.handle(job(copy), owed)
     assert (first["outcome"], second["outcome"]) == ("new", "merged")
-    assert drafts.keys == [f"draft:{first['listing_id']}"]
+    assert owed.keys == [f"run1:draft:{first['listing_id']}"]
+    assert owed.job_ids == [f"draft-{first['listing_id']}"]
+    assert [(e.listing.revision, len(e.listing.sources)) for e in owed.exports] == [(1, 1), (2, 2)]
     for listing in (own, copy):
-        assert (await dedupe.handle(job(listing, "run2"), drafts))["outcome"] == "seen"
-    assert len(drafts.keys) == 1
+        assert (await dedupe.handle(job(listing, "run2"), owed))["outcome"] == "unchanged"
+    assert len(owed.keys) == 1
+    assert len(owed.exports) == 2
     stored = read_listings(tmp_path / "db.sqlite")
     assert [len(s.listing.sources) for s in stored] == [2]
     assert stored[0].state == "drafted"
@@ -59,23 +73,97 @@ async def test_new_listing_drafts_once_and_a_second_run_drafts_nothing(tmp_path:
 
 
 async def test_killed_before_the_draft_is_submitted_the_redelivery_submits_it(tmp_path: Path) -> None:
-    """Committed to SQLite but the draft not submitted (the service died): the redelivered job
-    submits it; a third delivery submits nothing."""
-    dedupe, drafts = Dedupe(tmp_path / "db.sqlite"), Drafts()
+    """Committed to SQLite but nothing submitted (the service died): the redelivered job submits
+    the export and the draft; a third delivery submits nothing."""
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
     listing = posting("1", "Backend Engineer")
-    drafts.fail = True
+    owed.fail = True
     with pytest.raises(ConnectionError):
-        await dedupe.handle(job(listing), drafts)
-    drafts.fail = False
-    # Another posting of the same job meanwhile: it merges and owes no draft.
+        await dedupe.handle(job(listing), owed)
+    owed.fail = False
+    # Another posting of the same job meanwhile: it merges, owes no draft, and exports revision 2.
     other = posting("2", "Backend Engineer", board="remotive", url="https://r.example/2")
-    assert (await dedupe.handle(job(other), drafts))["outcome"] == "merged"
-    assert drafts.keys == []
-    redelivered = await dedupe.handle(job(listing), drafts)
+    assert (await dedupe.handle(job(other), owed))["outcome"] == "merged"
+    assert owed.keys == []
+    assert [e.listing.revision for e in owed.exports] == [2]
+    redelivered = await dedupe.handle(job(listing), owed)
     assert redelivered["state"] == "drafted"
-    assert len(drafts.keys) == 1
-    await dedupe.handle(job(listing), drafts)
-    assert len(drafts.keys) == 1
+    assert len(owed.keys) == 1
+    await dedupe.handle(job(listing), owed)
+    assert len(owed.keys) == 1
+    assert len(owed.exports) == 1
+    await dedupe.aclose()
+
+
+async def test_a_changed_posting_updates_its_listing(tmp_path: Path) -> None:
+    """The same posting read again with a salary added and a new title is `updated`: the merged
+    listing shows them, with a new revision and when it changed, and goes to the export stage;
+    a listing the person has is never drafted again for it."""
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    before = posting("1", "Backend Engineer")
+    await dedupe.handle(job(before), owed)
+    after = msgspec.structs.replace(
+        before,
+        title="Senior Backend Engineer",
+        salary=Salary(min=70_000, max=85_000, currency="EUR", interval="year"),
+    )
+    result = await dedupe.handle(job(after, "run2"), owed)
+    assert result["outcome"] == "updated"
+    latest = owed.exports[-1].listing
+    assert (latest.revision, latest.title, latest.salary) == (2, after.title, after.salary)
+    assert latest.updated_at is not None
+    assert len(owed.keys) == 1
+    fetched_again = msgspec.structs.replace(after, fetched_at=datetime(2030, 1, 1, tzinfo=UTC))
+    assert (await dedupe.handle(job(fetched_again, "run3"), owed))["outcome"] == "unchanged"
+    await dedupe.aclose()
+
+
+async def test_filters_drop_with_a_reason_and_a_wider_profile_drafts_later(tmp_path: Path) -> None:
+    """A listing below the salary floor is `filtered` with the reason recorded; the same posting in
+    a later run with a lower floor is `new` and drafted (once); a narrower search then removes
+    nothing the person has."""
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    listing = posting("1", "Backend Engineer", salary=Salary(max=50_000, currency="EUR", interval="year"))
+    strict = Profile(person=Person(name="S"), search=Search(salary_floor=60_000, terms=["python"]))
+    result = await dedupe.handle(job(listing, profile=strict), owed)
+    assert (result["state"], result["outcome"]) == ("dropped", "filtered")
+    assert "salary" in result["drop_reason"]
+    assert read_listings(tmp_path / "db.sqlite") == []
+    assert read_listings(tmp_path / "db.sqlite", include_dropped=True)[0].drop_reason == result["drop_reason"]
+    assert owed.exports == []
+    wider = Profile(person=Person(name="S"), search=Search(salary_floor=45_000))
+    again = await dedupe.handle(job(listing, "run2", wider), owed)
+    assert (again["state"], again["outcome"]) == ("drafted", "new")
+    await dedupe.handle(job(listing, "run3", wider), owed)
+    assert len(owed.keys) == 1
+    assert len(owed.exports) == 1
+    narrower = await dedupe.handle(job(listing, "run4", strict), owed)
+    assert (narrower["state"], narrower["outcome"]) == ("drafted", "unchanged")
+    assert len(read_listings(tmp_path / "db.sqlite")) == 1
+    await dedupe.aclose()
+
+
+async def test_a_run_records_each_posting_once_and_its_whole_reads(tmp_path: Path) -> None:
+    """`run_outcomes` counts each posting a run read once (a redelivery does not count again), the
+    counts add up, and a board read in full is recorded with what it listed."""
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    keep = Profile(person=Person(name="S"), search=Search(exclude=["baker"]))
+    postings = [
+        posting("1", "Backend Engineer"),
+        posting("2", "Backend Engineer", board="remotive", url="https://r.example/2"),
+        posting("3", "Baker", company="Bakery", url="https://b.example/3"),
+    ]
+    for p in [*postings, postings[0]]:
+        await dedupe.handle(job(p, profile=keep), owed)
+    await dedupe.board_read(
+        BoardReadJob(run_id="run1", source="greenhouse:acme", board="greenhouse", listed=2)
+    )
+    outcomes = run_outcomes(tmp_path / "db.sqlite", "run1")
+    assert (outcomes.new, outcomes.merged, outcomes.filtered, outcomes.unchanged) == (1, 1, 1, 0)
+    assert outcomes.recorded == 3
+    assert outcomes.filtered_reasons == {"exclude": 1}
+    assert outcomes.full_reads == {"greenhouse:acme": 2}
+    assert run_outcomes(tmp_path / "db.sqlite", "another").recorded == 0
     await dedupe.aclose()
 
 
@@ -107,24 +195,6 @@ def test_two_writers_at_once_merge_into_one(tmp_path: Path) -> None:
         assert ids[0] == ids[1]
 
 
-async def test_filters_drop_with_a_reason_and_a_wider_profile_drafts_later(tmp_path: Path) -> None:
-    """A listing below the salary floor is dropped with the reason recorded; the same posting in a
-    later run with a lower floor is drafted (once)."""
-    dedupe, drafts = Dedupe(tmp_path / "db.sqlite"), Drafts()
-    listing = posting("1", "Backend Engineer", salary=Salary(max=50_000, currency="EUR", interval="year"))
-    strict = Profile(person=Person(name="S"), search=Search(salary_floor=60_000, terms=["python"]))
-    result = await dedupe.handle(job(listing, profile=strict), drafts)
-    assert result["state"] == "dropped"
-    assert "salary" in result["drop_reason"]
-    assert read_listings(tmp_path / "db.sqlite") == []
-    assert read_listings(tmp_path / "db.sqlite", include_dropped=True)[0].drop_reason == result["drop_reason"]
-    wider = Profile(person=Person(name="S"), search=Search(salary_floor=45_000))
-    assert (await dedupe.handle(job(listing, "run2", wider), drafts))["state"] == "drafted"
-    await dedupe.handle(job(listing, "run3", wider), drafts)
-    assert len(drafts.keys) == 1
-    await dedupe.aclose()
-
-
 @pytest.mark.parametrize(
     ("search", "reason"),
     [
@@ -140,7 +210,7 @@ async def test_each_filter_says_why(tmp_path: Path, search: Search, reason: str)
     dedupe = Dedupe(tmp_path / "db.sqlite")
     listing = posting("1", "Senior Backend Engineer")
     result = await dedupe.handle(
-        job(listing, profile=Profile(person=Person(name="S"), search=search)), Drafts()
+        job(listing, profile=Profile(person=Person(name="S"), search=search)), Owed()
     )
     assert result["drop_reason"].startswith(reason)
     await dedupe.aclose()

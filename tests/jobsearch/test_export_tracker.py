@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,11 +42,11 @@ def test_tracker_has_the_layout(store: Store, tracker: Path) -> None:
     header = [cell.value for cell in sheet[1]]
     assert header == [
         "ID", "Company", "Role", "Location", "Remote", "Salary", "Sources", "URL", "Posted", "Found",
-        "Status", "Cover letter", "Connection note", "Provider/model", "Notes",
+        "Updated", "Status", "Cover letter", "Connection note", "Provider/model", "Notes",
     ]  # fmt: skip
     assert sheet.freeze_panes == "A2"
-    assert sheet.auto_filter.ref == "A1:O4"
-    assert sheet.column_dimensions["L"].width == 70
+    assert sheet.auto_filter.ref == "A1:P4"
+    assert sheet.column_dimensions["M"].width == 70
     row = {name: sheet.cell(row=2, column=i + 1) for i, name in enumerate(header)}
     assert row["Posted"].is_date
     assert row["Found"].is_date
@@ -55,7 +56,7 @@ def test_tracker_has_the_layout(store: Store, tracker: Path) -> None:
     assert row["Status"].value == "Drafted"
     [validation] = sheet.data_validations.dataValidation
     assert validation.formula1 == '"Saved,Drafted,Applied,Screen,Interview,Offer,Rejected,Withdrawn"'
-    assert "K2" in validation.sqref
+    assert "L2" in validation.sqref
 
 
 def test_edits_in_the_sheet_survive_a_re_export(store: Store, tracker: Path) -> None:
@@ -276,7 +277,9 @@ def test_csv_export_is_formula_safe(store: Store, tmp_path: Path) -> None:
     store.record_export(run_id="r1", job_id="j1", listing=listing(1, title="=1+1"), drafts=drafts())
     path = tmp_path / "tracker.csv"
     assert export_csv(store, path) == 1
-    lines = path.read_text(encoding="utf-8-sig").splitlines()
-    assert lines[0].startswith("ID,Company,Role,")
-    assert ",'=1+1," in lines[1]
-    assert "2026-11-20" in lines[1]
+    header, row = list(csv.reader(path.read_text(encoding="utf-8-sig").splitlines(keepends=True)))
+    assert header[:3] == ["ID", "Company", "Role"]
+    cells = dict(zip(header, row, strict=True))
+    assert cells["Role"] == "'=1+1"
+    assert cells["Posted"] == "2026-11-20"
+    assert cells["Sources"].splitlines()[0] == "1 posting"

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
-from typing import Any
 
 import httpx
 import msgspec
@@ -18,7 +17,17 @@ from jetjobs._observability.metrics import WorkerMetrics
 from jobsearch.app import build_app
 from jobsearch.fetch import FetchHandlers, SourceReport, metrics, service
 from jobsearch.fetch.handlers import SOURCE_ATTEMPTS, outcome_of
-from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, ListingJob, SearchJob, SourceJob
+from jobsearch.jobs import (
+    BOARD_READ,
+    LISTING,
+    QUEUES,
+    SEARCH,
+    SOURCE,
+    BoardReadJob,
+    ListingJob,
+    SearchJob,
+    SourceJob,
+)
 from jobsearch.profile import Greenhouse, Lever, Person, Profile, Remotive, Sample
 from jobsearch.sources import SourceError
 from tests.http_target import Answer, HttpTarget
@@ -41,53 +50,69 @@ def profile(target: HttpTarget) -> Profile:
     )
 
 
-def dedupe_stand_in(seen: list[ListingJob]) -> App:
-    """An App on the dedupe queue that only records the listing jobs it receives."""
+def dedupe_stand_in(seen: list[ListingJob], reads: list[BoardReadJob] | None = None) -> App:
+    """An App on the dedupe queue that only records the listing and board-read jobs it receives."""
     app = App("dedupe-stand-in", builtins=False)
 
     @app.job(LISTING, payload=ListingJob)
     async def listing(ctx: JobContext, job: ListingJob) -> None:
         seen.append(job)
 
+    @app.job(BOARD_READ, payload=BoardReadJob)
+    async def board_read(ctx: JobContext, job: BoardReadJob) -> None:
+        if reads is not None:
+            reads.append(job)
+
     return app
 
 
 @pytest.mark.integration
-@pytest.mark.integration
 async def test_search_fans_out_and_a_broken_board_is_reported(
     nc: NATS, settings: Settings, board: HttpTarget
 ) -> None:
-    """A search with a good and a broken source yields listing jobs for the good one and a dead
-    letter naming the broken board and its 404; a second search inside the duplicate window
-    submits no new listing job."""
+    """A search with a good and a broken source yields listing jobs for the good one, one board
+    read for it, and a dead letter naming the broken board and its 404. The same run's search
+    again submits nothing new (its keys are in the window); the next run hands dedupe every
+    posting again (what is new is dedupe's call, not the window's)."""
     fetch_app = App("fetch", builtins=False)
     handlers = FetchHandlers(FAST)
     handlers.register(fetch_app)
     seen: list[ListingJob] = []
+    reads: list[BoardReadJob] = []
     publisher = Publisher(nc, settings)
     async with (
         running_worker(fetch_app, nc, settings, queues=[QUEUES["fetch"]]) as (_, fetched),
-        running_worker(dedupe_stand_in(seen), nc, settings, queues=[QUEUES["dedupe"]]) as (_, deduped),
+        running_worker(dedupe_stand_in(seen, reads), nc, settings, queues=[QUEUES["dedupe"]]) as (_, deduped),
     ):
         first = await publisher.enqueue(
             SEARCH, SearchJob(run_id="run-1", profile=profile(board)), queue=QUEUES["fetch"]
         )
         # The search, the sample source: succeeded; the Greenhouse source: dead.
         await fetched.wait(lambda: fetched.count("succeeded") == 2 and fetched.count("dead") == 1)
-        await deduped.wait(lambda: deduped.count("succeeded") == BUNDLED)
+        await deduped.wait(lambda: deduped.count("succeeded") == BUNDLED + 1)
 
+        again = await publisher.enqueue(
+            SEARCH, SearchJob(run_id="run-1", profile=profile(board)), queue=QUEUES["fetch"]
+        )
+        await fetched.wait(lambda: fetched.count("succeeded") == 3)
         second = await publisher.enqueue(
             SEARCH, SearchJob(run_id="run-2", profile=profile(board)), queue=QUEUES["fetch"]
         )
-        await fetched.wait(lambda: fetched.count("succeeded") == 4 and fetched.count("dead") == 2)
+        await fetched.wait(lambda: fetched.count("succeeded") == 5 and fetched.count("dead") == 2)
+        await deduped.wait(lambda: deduped.count("succeeded") == 2 * (BUNDLED + 1))
     await handlers.aclose()
 
-    assert len(seen) == BUNDLED
+    assert len(seen) == 2 * BUNDLED
     assert {job.listing.key for job in seen} == {f"sample:{job.listing.external_id}" for job in seen}
-    assert all(job.run_id == "run-1" for job in seen)
+    assert sorted(job.run_id for job in seen) == ["run-1"] * BUNDLED + ["run-2"] * BUNDLED
+    assert [(r.run_id, r.source, r.listed) for r in reads] == [
+        ("run-1", "sample", BUNDLED),
+        ("run-2", "sample", BUNDLED),
+    ]
 
     search = await status_of(nc, settings, first.id)
     assert search.result == {"sources": ["sample", "greenhouse:no-such-co"], "submitted": 2, "duplicates": 0}
+    assert (await status_of(nc, settings, again.id)).result["duplicates"] == 2
     assert (await status_of(nc, settings, second.id)).result["submitted"] == 2
 
     reports: list[SourceReport] = []
@@ -98,13 +123,11 @@ async def test_search_fans_out_and_a_broken_board_is_reported(
             letter = await dead_letter_of(nc, settings, job_id)
             assert letter.reason == "rejected"
             dead.append(letter.error or "")
-        elif job_id not in (first.id, second.id):
+        elif job_id not in (first.id, again.id, second.id):
             reports.append(msgspec.convert(record.result, SourceReport))
     assert len(dead) == 2
     assert all("greenhouse" in error and "404" in error for error in dead), dead
-    by_submitted: dict[int, Any] = {r.submitted: r for r in reports}
-    assert by_submitted[BUNDLED].duplicates == 0
-    assert by_submitted[0].duplicates == BUNDLED  # the rerun: every listing key already in the window
+    assert [(r.submitted, r.duplicates) for r in reports] == [(BUNDLED, 0), (BUNDLED, 0)]
     assert len(board.requests) == 2  # one request per run for the broken board, no retry on a 404
 
 
@@ -138,7 +161,7 @@ async def test_a_board_that_keeps_failing_is_retried_then_dead_lettered(
 async def test_read_source_reports_counts_and_submits_one_job_per_listing(board: HttpTarget) -> None:
     """read_source submits one ListingJob per listing (with the run id and profile) and reports
     listings, submissions, duplicates and skips by reason."""
-    board.script("/v1/boards/acme/jobs?content=true", ok_file("greenhouse_jobs.json"))
+    board.script("/v1/boards/acme/jobs?content=true&pay_transparency=true", ok_file("greenhouse_jobs.json"))
     person = Person(name="Sam Sample")
     source = Greenhouse(token="acme", base_url=board.url(""))
     submitted: list[ListingJob] = []

@@ -120,7 +120,7 @@ async def raw_search(check: LedgerCheck, run_id: str) -> None:
 async def drain_run(check: LedgerCheck, runs: int) -> list[str]:
     """Wait until `runs` source jobs ended, then until every listing job published so far ended."""
     await check.wait_until(lambda: settled(check, SOURCE) >= runs, timeout=60)
-    listing_ids = [job.id for job in await jobs_on(check, QUEUES["dedupe"])]
+    listing_ids = [job.id for job in await jobs_on(check, QUEUES["dedupe"]) if job.type == LISTING]
     remaining = await check.wait_drained(listing_ids, timeout=120)
     assert not remaining, f"{len(remaining)} listing jobs never finished"
     return listing_ids
@@ -139,9 +139,9 @@ async def test_search_flows_to_draft_jobs_and_a_second_run_drafts_nothing(
     nats_server: EmbeddedServer, namespace: str, tmp_path: Path
 ) -> None:
     """A search published as raw JSON over the bundled sample board (40 postings, some of them one
-    job) gives one draft job per merged listing; a second search submits no draft job; and the
-    same 40 postings as listing jobs under new keys (as a later run, past the stream's duplicate
-    window, sends them) reach dedupe and submit no draft job either: the seen-set stops them."""
+    job) gives one draft job per merged listing; a second search hands dedupe all 40 postings again
+    and submits no draft job; and the same 40 postings as listing jobs under yet other keys reach
+    dedupe and submit no draft job either: the seen-set stops them."""
     settings = pipeline_settings(namespace, nats_server.url)
     async with (
         following(settings) as (check, publisher),
@@ -161,11 +161,14 @@ async def test_search_flows_to_draft_jobs_and_a_second_run_drafts_nothing(
         assert all(s.state == "drafted" for s in stored)
 
         await search(publisher, "run2")
-        await drain_run(check, runs=2)
+        second = await drain_run(check, runs=2)
+        assert len(second) == 80  # a later run hands dedupe every posting again
         assert drafts_by_listing(await jobs_on(check, QUEUES["draft"])) == drafts
 
         listings = [
-            msgspec.convert(job.payload, ListingJob) for job in await jobs_on(check, QUEUES["dedupe"])
+            msgspec.convert(job.payload, ListingJob)
+            for job in await jobs_on(check, QUEUES["dedupe"])
+            if job.type == LISTING
         ]
         later = [
             await publisher.enqueue(

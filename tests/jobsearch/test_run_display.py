@@ -25,14 +25,14 @@ def entry(job_id: str, job_type: str, state: str, result: Any = None, **fields: 
 
 
 def midway() -> Progress:
-    """A run part-way: 3 sources (one dead), 9 listings (6 looked at: 4 new, 2 of them filtered),
+    """A run part-way: 3 sources (one dead), 9 listings (6 looked at: 4 new, 2 filtered),
     4 drafts (3 written, 1 retrying), 3 exports (2 recorded)."""
     progress = Progress([SOURCE, LISTING, DRAFT, EXPORT])
     progress.keep_results = frozenset({SOURCE})
     progress.on_record(entry("s1", SOURCE, "succeeded", {"source": "greenhouse:acme", "listings": 5}))
     progress.on_record(entry("s2", SOURCE, "succeeded", {"source": "lever:globex", "listings": 4}))
     progress.on_record(entry("s3", SOURCE, "dead", error="ashby:initech: 404 Not Found"))
-    outcomes = [("new", "drafted")] * 4 + [("new", "dropped")] * 2
+    outcomes = [("new", "drafted")] * 4 + [("filtered", "dropped")] * 2
     for n, (outcome, state) in enumerate(outcomes):
         progress.on_record(entry(f"l{n}", LISTING, "succeeded", {"outcome": outcome, "state": state}))
     for n in range(len(outcomes), 9):

@@ -4,6 +4,7 @@ bundled sample board, the offline provider, a temp data dir."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -103,7 +104,9 @@ def test_run_writes_the_tracker_and_a_second_run_adds_nothing(tmp_path: Path, da
     assert second.returncode == 0, second.stdout + second.stderr
     assert counts(data_dir) == before
     assert len(sheet_rows(data_dir / "tracker.xlsx")) == len(kept)
-    assert "new 0," in second.stdout
+    assert re.search(
+        r"listings   seen 40 = new 0 \+ updated 0 \+ merged 0 \+ unchanged \d+ \+ filtered \d+", second.stdout
+    )
     assert "drafts     0" in second.stdout
 
 

@@ -6,9 +6,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from jetjobs import StatusRecord
+from jobsearch.dedupe.report import RunOutcomes
 from jobsearch.jobs import DRAFT, LISTING, SOURCE
 from jobsearch.run.progress import Progress
-from jobsearch.run.summary import FAILED, OK, format_summary, summarise
+from jobsearch.run.summary import FAILED, OK, format_summary, listings_line, summarise
 from jobsearch.store import ProviderUsage, RunNumbers
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
@@ -57,15 +58,13 @@ def test_watch_finds_a_job_that_settled_before_the_call() -> None:
 
 
 def test_summary_partitions_the_postings_and_names_failures() -> None:
-    """seen = new + filtered + merged/seen before; a dead source and a dead job make exit 1."""
+    """seen = new + updated + merged + unchanged + filtered (+ rejected), from dedupe's tables; a
+    dead source and a dead job make exit 1."""
     progress = Progress([SOURCE, LISTING, DRAFT])
     progress.keep_results = frozenset({SOURCE})
-    progress.on_record(entry("s1", SOURCE, "succeeded", {"source": "sample", "listings": 5}))
+    progress.on_record(entry("s1", SOURCE, "succeeded", {"source": "sample", "listings": 7}))
     progress.on_record(entry("s2", SOURCE, "dead", error="greenhouse:acme: 404 Not Found"))
-    for n, (outcome, state) in enumerate(
-        [("new", "drafted"), ("new", "drafted"), ("new", "dropped"), ("merged", "drafted")]
-    ):
-        progress.on_record(entry(f"l{n}", LISTING, "succeeded", {"outcome": outcome, "state": state}))
+    progress.on_record(entry("l9", LISTING, "dead", error="not a listing", dead_reason="invalid"))
     progress.on_record(entry("x", DRAFT, "dead", error="provider down", dead_reason="exhausted"))
     numbers = RunNumbers(
         listings_new=2,
@@ -73,9 +72,16 @@ def test_summary_partitions_the_postings_and_names_failures() -> None:
         drafts=[ProviderUsage(provider="p", model="m", drafts=4, tokens_in=10, tokens_out=5, cost_usd=0.5)],
         needs_review=1,
     )
-    summary = summarise("r1", 3.0, progress, numbers, {"path": "/t.xlsx", "rows": 2})
-    assert (summary.listings_seen, summary.listings_new, summary.listings_filtered) == (5, 2, 1)
-    assert summary.listings_known == 2  # one merged, one not submitted (stream duplicate window)
+    outcomes = RunOutcomes(new=2, updated=1, merged=1, unchanged=1, filtered=1, filtered_reasons={"terms": 1})
+    summary = summarise("r1", 3.0, progress, numbers, {"path": "/t.xlsx", "rows": 2}, outcomes=outcomes)
+    assert (summary.listings_seen, summary.listings_new, summary.listings_filtered) == (7, 2, 1)
+    assert (summary.listings_updated, summary.listings_merged, summary.listings_unchanged) == (1, 1, 1)
+    assert summary.listings_rejected == 1
+    assert listings_line(summary) == (
+        "  listings   seen 7 = new 2 + updated 1 + merged 1 + unchanged 1 + filtered 1 + rejected 1 (terms 1)"
+    )
+    short = summarise("r1", 3.0, progress, numbers, None, outcomes=RunOutcomes(new=2))
+    assert "not recorded 4" in listings_line(short)  # never a sum that silently fails
     assert summary.sources_failed == ["greenhouse:acme: 404 Not Found"]
     assert summary.exit_code == FAILED
     text = "\n".join(format_summary(summary))

@@ -25,6 +25,7 @@ STAGE_OF = {
     "jobsearch.search": "fetch",
     "jobsearch.source": "fetch",
     "jobsearch.listing": "dedupe",
+    "jobsearch.board_read": "dedupe",
     "jobsearch.draft": "draft",
     "jobsearch.export": "export",
 }
@@ -66,19 +67,24 @@ async def test_one_search_is_one_trace_across_the_services(
     tmp_path: Path, settings: Settings, otlp: OtlpReceiver
 ) -> None:
     """Every span of a search (the run's publish of the search; each stage service's consumer
-    spans and the producer spans of the jobs it submits: source, listings pipelined, drafts with
-    their fixed job ids, exports) shares one trace id and forms one tree whose only root is the
-    search's producer span. Only the tracker render that follows the drain is a trace of its own."""
+    spans and the producer spans of the jobs it submits: source, listings pipelined, the board
+    read, drafts with their fixed job ids, exports) shares one trace id and forms one tree whose
+    only root is the search's producer span. Only the tracker render that follows the drain is a
+    trace of its own."""
     data_dir = tmp_path / "data"
     result = await anyio.to_thread.run_sync(run_traced, settings, data_dir, otlp)
     assert result.returncode == 0, result.stdout + result.stderr
-    drafted = len(read_listings(data_dir / "jobsearch.sqlite"))
+    kept = read_listings(data_dir / "jobsearch.sqlite")
+    drafted = len(kept)
     assert drafted > 0
+    # Dedupe exports each revision of a kept listing (new, then each posting merged into it);
+    # the draft stage one more per listing, with its drafts.
+    exports = drafted + sum(item.listing.revision for item in kept)
 
     def complete(spans: list[ReceivedSpan]) -> bool:
         ran = jobs_run(spans)
         exported = len(ran.get("process jobsearch.export", ()))
-        return exported >= drafted and bool(ran.get("process jobsearch.tracker"))
+        return exported >= exports and bool(ran.get("process jobsearch.tracker"))
 
     await anyio.to_thread.run_sync(otlp.wait, complete)
 
@@ -95,7 +101,8 @@ async def test_one_search_is_one_trace_across_the_services(
     assert ran["process jobsearch.search"] == published["publish jobsearch.source"] == 1
     assert published["publish jobsearch.listing"] == ran["process jobsearch.listing"] == 40
     assert published["publish jobsearch.draft"] == ran["process jobsearch.draft"] == drafted
-    assert published["publish jobsearch.export"] == ran["process jobsearch.export"] == drafted
+    assert published["publish jobsearch.export"] == ran["process jobsearch.export"] == exports
+    assert published["publish jobsearch.board_read"] == ran["process jobsearch.board_read"] == 1
     for span in search:
         verb, job_type = span.name.split(" ")
         parent = by_id.get(span.parent_span_id)

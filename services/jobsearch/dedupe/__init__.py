@@ -1,9 +1,11 @@
-"""The dedupe stage: merge the postings of one job across boards and runs, filter, pass on drafts.
+"""The dedupe stage: merge the postings of one job across boards and runs, filter, pass on.
 
 `jobsearch serve dedupe` runs it over the `jobsearch-dedupe` queue. Each `jobsearch.listing` job
 is matched against the seen-set in SQLite (exact keys, then fuzzy within the company), merged,
-filtered by the profile's search, and a new matching listing becomes one `jobsearch.draft` job
-(key `draft:<merged id>`, job id `draft-<merged id>`) on `jobsearch-draft`. See docs/dedupe.md.
+filtered by the profile's search; a new or changed listing the person keeps becomes a
+`jobsearch.export` job on `jobsearch-export`, and a new one also a `jobsearch.draft` job
+(job id `draft-<merged id>`) on `jobsearch-draft`. `jobsearch.board_read` records a source's
+whole read. See docs/dedupe.md.
 """
 
 from __future__ import annotations
@@ -11,29 +13,53 @@ from __future__ import annotations
 from typing import Any
 
 from jetjobs import App, JobContext
+from jobsearch.dedupe.report import RunOutcomes, explain, run_outcomes
 from jobsearch.dedupe.service import Dedupe, check_db_path, draft_job_id, draft_key
-from jobsearch.jobs import DRAFT, LISTING, QUEUES, DraftJob, ListingJob
+from jobsearch.jobs import (
+    BOARD_READ,
+    DRAFT,
+    EXPORT,
+    LISTING,
+    QUEUES,
+    BoardReadJob,
+    DraftJob,
+    ExportJob,
+    ListingJob,
+)
 from jobsearch.settings import load_pipeline_settings
 
-__all__ = ["Dedupe", "draft_job_id", "draft_key", "register"]
+__all__ = ["Dedupe", "RunOutcomes", "draft_job_id", "draft_key", "explain", "register", "run_outcomes"]
+
+
+class _Publishing:
+    """`Submit` over the job's publisher: the owed jobs go out on their stages' queues."""
+
+    def __init__(self, ctx: JobContext) -> None:
+        self.ctx = ctx
+
+    async def draft(self, job: DraftJob, key: str, job_id: str) -> None:
+        # The job id is the merged listing's too: past the stream's duplicate window, the
+        # ledger still refuses to run a draft job id twice (a kill between submit and note).
+        prepared = self.ctx.publisher.build(DRAFT, job, queue=QUEUES["draft"], key=key, job_id=job_id)
+        await self.ctx.publisher.publish(prepared)
+
+    async def export(self, job: ExportJob, key: str) -> None:
+        prepared = self.ctx.publisher.build(EXPORT, job, queue=QUEUES["export"], key=key)
+        await self.ctx.publisher.publish(prepared)
 
 
 def register(app: App) -> Dedupe:
-    """Register the dedupe stage's handler (`jobsearch.listing`); its seen-set closes with `aclose`."""
+    """Register the dedupe stage's handlers; its seen-set closes with `aclose`."""
     db_path = load_pipeline_settings().db_path
     check_db_path(db_path)
     dedupe = Dedupe(db_path)
 
     @app.job(LISTING, payload=ListingJob)
     async def dedupe_listing(ctx: JobContext, job: ListingJob) -> dict[str, Any]:
-        async def submit(draft: DraftJob, key: str) -> None:
-            # The job id is the merged listing's too: past the stream's duplicate window, the
-            # ledger still refuses to run a draft job id twice (a kill between submit and note).
-            prepared = ctx.publisher.build(
-                DRAFT, draft, queue=QUEUES["draft"], key=key, job_id=draft_job_id(draft.listing.id)
-            )
-            await ctx.publisher.publish(prepared)
+        return await dedupe.handle(job, _Publishing(ctx))
 
-        return await dedupe.handle(job, submit)
+    @app.job(BOARD_READ, payload=BoardReadJob)
+    async def board_read(ctx: JobContext, job: BoardReadJob) -> dict[str, Any]:
+        return await dedupe.board_read(job)
 
     return dedupe

@@ -53,7 +53,10 @@ def levels(listing: MergedListing) -> set[str]:
 
 
 def is_remote(listing: MergedListing) -> bool:
-    """The listing says it is remote (its flag, a location or its title)."""
+    """The listing says it is remote: the board's workplace field where it has one, else its flag,
+    a location or its title."""
+    if listing.workplace is not None:
+        return listing.workplace == "remote"
     return (
         bool(listing.remote)
         or any(normalise.is_remote_place(p) for p in listing.locations)
@@ -62,7 +65,9 @@ def is_remote(listing: MergedListing) -> bool:
 
 
 def is_hybrid(listing: MergedListing) -> bool:
-    """The listing says hybrid in its title or a location."""
+    """The listing says hybrid: the board's workplace field, else its title or a location."""
+    if listing.workplace == "hybrid":
+        return True
     return any(_HYBRID.search(text) for text in [listing.title, *listing.locations])
 
 

@@ -1,19 +1,23 @@
-"""Building a merged listing from its postings: every source kept, the best fields chosen.
+"""A merged listing is the union of its postings: every source, and the best of every field.
 
-The primary posting (whose URL, title and company the merged listing shows) is the company's own
-applicant-tracking board where there is one: that is where the person applies. The merged
-listing keeps the earliest posted date, every place, and the first stated salary and type.
+`union` builds the merged listing from all of its postings each time one joins or changes, so
+what the person sees never depends on which board happened to be read first:
+- the primary posting (whose URL and title the listing shows) is the company's own board where
+  there is one (that is where the person applies), else the first seen;
+- the company's display name over a board's slug (`company.display_name`);
+- the salary that states pay best (a board's field over the text, a range over one figure);
+- every place, once; the earliest posted date; the longest description; where the job is done
+  (the primary's, else any posting's) and the employment type and department likewise.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from datetime import datetime
 
-import msgspec
-
-from jobsearch.dedupe import normalise
-from jobsearch.listing import Listing, MergedListing, SourceRef
+from jobsearch.dedupe import company, normalise
+from jobsearch.listing import Listing, MergedListing, Salary, SourceRef
 
 # The company's own boards rank before aggregators as the primary posting.
 _OWN_BOARDS = ("greenhouse", "lever", "ashby", "workable", "smartrecruiters")
@@ -35,55 +39,52 @@ def source_of(listing: Listing) -> SourceRef:
     )
 
 
-def create(listing: Listing, now: datetime) -> MergedListing:
-    """A new merged listing of one posting."""
+def _rank(listing: Listing) -> int:
+    return 0 if listing.board in _OWN_BOARDS else 1
+
+
+def union(
+    postings: Sequence[Listing],
+    *,
+    listing_id: str,
+    first_seen: datetime,
+    revision: int = 1,
+    updated_at: datetime | None = None,
+) -> MergedListing:
+    """The merged listing of one job's postings (oldest first; at least one).
+
+    Raises:
+        ValueError: `postings` is empty.
+    """
+    if not postings:
+        raise ValueError("a merged listing needs at least one posting")
+    ordered = sorted(postings, key=_rank)  # stable: among equals, the first seen stays first
+    primary = ordered[0]
+    places: dict[str, str] = {}  # one place once, in its fullest spelling ("Berlin, Germany")
+    for p in ordered:
+        for place in p.locations:
+            key = _place_key(place)
+            if len(place) > len(places.get(key, "")):
+                places[key] = place
+    dates = [p.posted_at for p in postings if p.posted_at is not None]
+    remotes = [p.remote for p in ordered if p.remote is not None]
     return MergedListing(
-        id=merged_id(listing.key),
-        title=listing.title,
-        company=listing.company,
-        url=listing.url,
-        locations=list(listing.locations),
-        remote=listing.remote,
-        employment_type=listing.employment_type,
-        salary=listing.salary,
-        posted_at=listing.posted_at,
-        description=listing.description,
-        department=listing.department,
-        sources=[source_of(listing)],
-        first_seen=now,
-    )
-
-
-def _rank(board: str) -> int:
-    return 0 if board in _OWN_BOARDS else 1
-
-
-def add(merged: MergedListing, listing: Listing) -> MergedListing:
-    """`merged` with `listing` as one more source (the same listing again changes nothing)."""
-    ref = source_of(listing)
-    if any(s.board == ref.board and s.external_id == ref.external_id for s in merged.sources):
-        return merged
-    primary_board = merged.sources[0].board if merged.sources else "sample"
-    promote = _rank(listing.board) < _rank(primary_board)
-    first, second = (listing, merged) if promote else (merged, listing)
-    places = {_place_key(p) for p in merged.locations}
-    locations = list(merged.locations) + [p for p in listing.locations if _place_key(p) not in places]
-    dates = [d for d in (merged.posted_at, listing.posted_at) if d is not None]
-    remotes = [r for r in (merged.remote, listing.remote) if r is not None]
-    sources = [ref, *merged.sources] if promote else [*merged.sources, ref]
-    return msgspec.structs.replace(
-        merged,
-        title=first.title,
-        company=first.company or second.company,
-        url=first.url,
-        locations=locations,
+        id=listing_id,
+        title=primary.title,
+        company=company.display_name(ordered),
+        url=primary.url,
+        locations=list(places.values()),
         remote=any(remotes) if remotes else None,
-        employment_type=first.employment_type or second.employment_type,
-        salary=first.salary or second.salary,
+        workplace=next((p.workplace for p in ordered if p.workplace), None),
+        employment_type=next((p.employment_type for p in ordered if p.employment_type), None),
+        salary=best_salary(p.salary for p in ordered),
         posted_at=min(dates) if dates else None,
-        description=first.description if len(first.description) >= 200 else _longer(first, second),
-        department=first.department or second.department,
-        sources=sources,
+        description=max((p.description for p in ordered), key=len),
+        department=next((p.department for p in ordered if p.department), None),
+        sources=[source_of(p) for p in ordered],
+        first_seen=first_seen,
+        revision=revision,
+        updated_at=updated_at,
     )
 
 
@@ -92,5 +93,6 @@ def _place_key(location: str) -> str:
     return normalise.city(location) or normalise.place(location)
 
 
-def _longer(a: Listing | MergedListing, b: Listing | MergedListing) -> str:
-    return a.description if len(a.description) >= len(b.description) else b.description
+def best_salary(salaries: object) -> Salary | None:  # TEMPORARY until jobsearch.salary lands
+    found = [s for s in salaries if isinstance(s, Salary)]  # type: ignore[attr-defined]
+    return found[0] if found else None

@@ -1,36 +1,53 @@
-"""The dedupe handler: merge one fetched posting into the seen-set, filter, submit the draft job.
+"""The dedupe handler: merge one fetched posting into the seen-set, filter, submit what is owed.
 
-`Dedupe.handle` knows nothing about NATS: it is given a `submit` function for the draft job
-(`register` passes `ctx.enqueue` on the `jobsearch-draft` queue), so tests drive it directly.
+`Dedupe.handle` knows nothing about NATS: it is given a `Submit` for the jobs it hands on
+(`register` publishes them on the `jobsearch-export` and `jobsearch-draft` queues), so tests
+drive it directly.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import anyio
 import anyio.to_thread
 
 from jetjobs import ConfigError, Retry
 from jobsearch.dedupe.store import Decision, SeenSet
-from jobsearch.jobs import DraftJob, ListingJob
+from jobsearch.jobs import BoardReadJob, DraftJob, ExportJob, ListingJob, run_key
+from jobsearch.listing import MergedListing
 
 T = TypeVar("T")
-SubmitDraft = Callable[[DraftJob, str], Awaitable[None]]
 
 
-def draft_key(listing_id: str) -> str:
-    """The draft job's idempotency key: one draft job per merged listing."""
-    return f"draft:{listing_id}"
+class Submit(Protocol):
+    """What dedupe hands on: the jobs it owes, each under a key scoped to the run."""
+
+    async def draft(self, job: DraftJob, key: str, job_id: str) -> None:
+        """Submit the draft job of a new, kept listing."""
+
+    async def export(self, job: ExportJob, key: str) -> None:
+        """Submit the export job of a listing the person keeps, new or changed."""
+
+
+def draft_key(run_id: str, listing_id: str) -> str:
+    """The draft job's idempotency key: one draft job per merged listing and run."""
+    return run_key(run_id, f"draft:{listing_id}")
 
 
 def draft_job_id(listing_id: str) -> str:
-    """The draft job's id: fixed per merged listing, so the ledger runs it at most once."""
+    """The draft job's id: fixed per merged listing (in the data dir's own namespace), so the
+    ledger runs it at most once even past the stream's duplicate window."""
     return f"draft-{listing_id}"
+
+
+def export_key(run_id: str, listing: MergedListing) -> str:
+    """The export job's key: one per listing revision and run."""
+    return run_key(run_id, f"export:{listing.id}:{listing.revision}")
 
 
 def check_db_path(path: Path) -> None:
@@ -78,19 +95,25 @@ class Dedupe:
         """Close the database connection when the service stops."""
         await anyio.to_thread.run_sync(self.close, limiter=self._limiter)
 
-    async def handle(self, job: ListingJob, submit: SubmitDraft) -> dict[str, Any]:
-        """Record `job.listing`; when a new, matching listing owes its draft, submit it, then note it.
+    async def handle(self, job: ListingJob, submit: Submit) -> dict[str, Any]:
+        """Record `job.listing`; submit what is owed (the export of a new or changed listing the
+        person keeps, the draft of a new one), then note it.
 
-        The draft is noted only after `submit` returns: a service killed in between leaves the
-        listing pending, and the redelivered job submits it again under the same key.
+        Each is noted only after `submit` returns: a service killed in between leaves it owed, and
+        the redelivered job submits it again under the same key.
         """
         decision: Decision = await self._in_thread(
             lambda: self._open().record(job.listing, job.profile.search, job.run_id)
         )
         listing = decision.listing
+        if decision.export:
+            await submit.export(
+                ExportJob(run_id=job.run_id, listing=listing), export_key(job.run_id, listing)
+            )
+            await self._in_thread(lambda: self._open().mark_exported(listing.id, listing.revision))
         if decision.draft:
             draft = DraftJob(run_id=job.run_id, listing=listing, profile=job.profile)
-            await submit(draft, draft_key(listing.id))
+            await submit.draft(draft, draft_key(job.run_id, listing.id), draft_job_id(listing.id))
             await self._in_thread(lambda: self._open().mark_drafted(listing.id, job.listing.key))
         return {
             "listing_id": listing.id,
@@ -99,7 +122,15 @@ class Dedupe:
             "state": "drafted" if decision.draft else decision.state,
             "drop_reason": decision.drop_reason,
             "sources": len(listing.sources),
+            "revision": listing.revision,
         }
+
+    async def board_read(self, job: BoardReadJob) -> dict[str, Any]:
+        """Record that a source was read in full (`jobsearch.board_read`)."""
+        await self._in_thread(
+            lambda: self._open().record_board_read(job.run_id, job.source, job.board, job.listed)
+        )
+        return {"source": job.source, "listed": job.listed}
 
     async def _in_thread(self, fn: Callable[[], T]) -> T:
         try:

@@ -1,24 +1,26 @@
-"""The seen-set: every posting and merged listing dedupe has seen, in the pipeline's SQLite file.
+"""The seen-set: the only authority on whether a posting is new, merged, updated or seen before.
 
-Tables (all `dedupe_`):
-- `dedupe_listings`: one row per merged listing: its JSON, its matching features, and its state:
-  `pending` (matching; its draft job is owed by the posting named in `draft_owner`), `drafted`
-  (the draft job was submitted) or `dropped` (the filters said no: `drop_reason`).
-- `dedupe_postings`: one row per board posting (`board:external_id`) → its merged listing, and how
-  it matched (`new`, `url`, `fuzzy`).
-- `dedupe_urls`: canonical URLs (the posting's own and the board links in its text) → merged listing.
+One posting's path is a straight line, inside one `BEGIN IMMEDIATE` transaction (two services, or
+two jobs of one service, never both create a listing for one job):
 
-`record` matches and inserts in one `BEGIN IMMEDIATE` transaction: two services, or two jobs of one
-service, never both create a listing for one job. The draft job is submitted after the commit and
-`mark_drafted` records it; a service killed in between leaves the listing `pending` with its owner,
-and the redelivered job of the owner submits the draft again (the draft's key makes a second
-submission inside the stream's duplicate window a no-op).
+```
+posting_of(listing)         normalised once (features, URLs, employers, fingerprint)
+  known posting?            same fingerprint: unchanged; another: updated
+  else match                exact URL, then fuzzy within the company block  → merged, or new
+  merge.union(postings)     the merged listing rebuilt from all of its postings (revision + 1)
+  filter                    a new or dropped listing: the profile keeps it, or says why not
+  record                    the run's outcome for the posting; what is owed: export, draft
+```
+A listing the person already has is never dropped by a narrower search; a dropped listing is
+looked at again whenever one of its postings is read, so a wider search brings it back as new.
+What is owed is submitted after the commit and then marked (`mark_exported`, `mark_drafted`); a
+service killed in between leaves it owed, and the redelivered job submits it again under the
+same key. Tables: `jobsearch.dedupe.tables`.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -26,68 +28,32 @@ from typing import Literal
 import msgspec
 
 from jobsearch.db import immediate, open_db, open_db_retrying
-from jobsearch.dedupe import match, merge, normalise
+from jobsearch.dedupe import match, merge, tables
 from jobsearch.dedupe.filters import drop_reason
+from jobsearch.dedupe.posting import Posting, posting_of
 from jobsearch.listing import Listing, MergedListing
 from jobsearch.profile import Search
 
 State = Literal["pending", "drafted", "dropped"]
-Outcome = Literal["new", "merged", "seen"]
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS dedupe_listings (
-    id TEXT PRIMARY KEY,
-    company_key TEXT NOT NULL,
-    features BLOB NOT NULL,         -- what matching compares (title, level, places...), JSON
-    words TEXT NOT NULL,            -- normalised description (the tie-breaker's input)
-    data BLOB NOT NULL,             -- the MergedListing, JSON
-    state TEXT NOT NULL CHECK (state IN ('pending', 'drafted', 'dropped')),
-    draft_owner TEXT,               -- the posting whose job owes the draft (state pending)
-    drop_reason TEXT,
-    run_id TEXT,                    -- the run that last changed it
-    first_seen TEXT NOT NULL,
-    updated_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS dedupe_listings_company ON dedupe_listings (company_key);
-CREATE TABLE IF NOT EXISTS dedupe_postings (
-    key TEXT PRIMARY KEY,           -- board:external_id
-    listing_id TEXT NOT NULL REFERENCES dedupe_listings (id),
-    board TEXT NOT NULL,
-    source TEXT NOT NULL,
-    external_id TEXT NOT NULL,
-    url TEXT NOT NULL,
-    how TEXT NOT NULL,              -- new | url | fuzzy
-    title_score REAL,
-    text_score REAL,
-    first_seen TEXT NOT NULL,
-    last_seen TEXT NOT NULL,
-    run_id TEXT
-);
-CREATE INDEX IF NOT EXISTS dedupe_postings_listing ON dedupe_postings (listing_id);
-CREATE TABLE IF NOT EXISTS dedupe_urls (
-    url TEXT PRIMARY KEY,
-    listing_id TEXT NOT NULL REFERENCES dedupe_listings (id)
-);
-"""
+Outcome = Literal["new", "merged", "updated", "unchanged", "filtered"]
+OUTCOMES: tuple[Outcome, ...] = ("new", "merged", "updated", "unchanged", "filtered")
 
 _MERGED = msgspec.json.Decoder(MergedListing)
+_LISTING = msgspec.json.Decoder(Listing)
 _ENCODE = msgspec.json.Encoder()
 _FEATURES = msgspec.json.Decoder(match.Features)
 
 
-def _features_json(features: match.Features) -> bytes:
-    return _ENCODE.encode(msgspec.structs.replace(features, description=""))
-
-
 class Decision(msgspec.Struct, kw_only=True, frozen=True):
-    """What dedupe did with one posting, and whether a draft job is owed now."""
+    """What dedupe did with one posting, and what is owed now."""
 
     listing: MergedListing
-    outcome: Outcome  # new merged listing, merged into one, or this posting was seen before
-    how: str  # new | posting | url | fuzzy
+    outcome: Outcome
+    how: str  # new | posting | url | fuzzy | employer
     state: State
     drop_reason: str | None = None
     draft: bool = False  # submit the draft job for `listing`, then `mark_drafted`
+    export: bool = False  # submit the export job of `listing.revision`, then `mark_exported`
 
 
 class StoredListing(msgspec.Struct, kw_only=True, frozen=True):
@@ -102,243 +68,177 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+def _features_json(features: match.Features) -> bytes:
+    return _ENCODE.encode(msgspec.structs.replace(features, description=""))
+
+
 class SeenSet:
     """The seen-set in one SQLite file. One connection: use it from one thread at a time."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.conn = open_db_retrying(path)
-        self.conn.executescript(SCHEMA)
+        tables.create(self.conn)
 
     def close(self) -> None:
         """Close the connection."""
         self.conn.close()
 
-    def _immediate(self) -> AbstractContextManager[sqlite3.Connection]:
-        return immediate(self.conn)
-
     def record(self, listing: Listing, search: Search, run_id: str) -> Decision:
-        """Match `listing` against everything seen, insert it, and apply the filters: atomically."""
-        with self._immediate() as db:
-            now = _now().isoformat()
-            row = db.execute(
-                "SELECT listing_id FROM dedupe_postings WHERE key = ?", (listing.key,)
-            ).fetchone()
-            if row is not None:
-                db.execute(
-                    "UPDATE dedupe_postings SET last_seen = ?, run_id = ? WHERE key = ?",
-                    (now, run_id, listing.key),
-                )
-                return self._seen_again(db, row["listing_id"], listing.key, search, run_id)
-            features = match.features(listing)
-            urls = _urls(listing)
-            found = self._exact(db, urls, features) or self._fuzzy(db, features)
-            if found is None:
-                return self._create(db, listing, urls=urls, features=features, search=search, run_id=run_id)
-            listing_id, how, verdict = found
-            return self._merge(
-                db,
-                listing_id=listing_id,
-                listing=listing,
-                urls=urls,
-                how=how,
-                verdict=verdict,
-                search=search,
-                run_id=run_id,
-            )
+        """Match, merge, filter and record one posting of run `run_id`: atomically."""
+        posting = posting_of(listing)
+        with immediate(self.conn) as db:
+            return _Recording(db, posting, run_id).run(search)
 
     def mark_drafted(self, listing_id: str, owner: str) -> None:
         """Record that the draft job of `listing_id` was submitted by its owner's job."""
-        with self._immediate() as db:
+        with immediate(self.conn) as db:
             db.execute(
                 "UPDATE dedupe_listings SET state = 'drafted', draft_owner = NULL, updated_at = ? "
                 "WHERE id = ? AND state = 'pending' AND draft_owner = ?",
                 (_now().isoformat(), listing_id, owner),
             )
 
-    # --- the steps of `record`, inside its transaction -------------------------------------------
+    def mark_exported(self, listing_id: str, revision: int) -> None:
+        """Record that `revision` of the listing was handed to the export stage."""
+        with immediate(self.conn) as db:
+            db.execute(
+                "UPDATE dedupe_listings SET exported_rev = max(exported_rev, ?) WHERE id = ?",
+                (revision, listing_id),
+            )
 
-    def _seen_again(
-        self, db: sqlite3.Connection, listing_id: str, key: str, search: Search, run_id: str
-    ) -> Decision:
-        """A posting seen before: a redelivery owing its draft, a dropped listing seen again, or nothing."""
-        row = db.execute("SELECT * FROM dedupe_listings WHERE id = ?", (listing_id,)).fetchone()
-        merged = _MERGED.decode(row["data"])
-        state: State = row["state"]
-        if state == "pending" and row["draft_owner"] == key:
-            return Decision(listing=merged, outcome="seen", how="posting", state=state, draft=True)
-        if state == "dropped":
-            return self._refilter(db, merged, key, search, run_id, outcome="seen", how="posting")
-        return Decision(listing=merged, outcome="seen", how="posting", state=state)
+    def record_board_read(self, run_id: str, source: str, board: str, listed: int) -> None:
+        """Record that run `run_id` read `source` in full and it listed `listed` postings."""
+        with immediate(self.conn) as db:
+            db.execute(
+                "INSERT OR IGNORE INTO dedupe_board_reads (run_id, source, board, listed, read_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (run_id, source, board, listed, _now().isoformat()),
+            )
 
-    def _exact(
-        self, db: sqlite3.Connection, urls: list[str], features: match.Features
-    ) -> tuple[str, str, match.Verdict | None] | None:
+
+class _Recording:
+    """One posting's way through the seen-set, inside the caller's transaction."""
+
+    def __init__(self, db: sqlite3.Connection, posting: Posting, run_id: str) -> None:
+        self.db = db
+        self.posting = posting
+        self.run_id = run_id
+        self.now = _now()
+
+    def run(self, search: Search) -> Decision:
+        key = self.posting.key
+        known = self.db.execute(
+            "SELECT listing_id, fingerprint FROM dedupe_postings WHERE key = ?", (key,)
+        ).fetchone()
+        if known is not None:
+            listing_id, how = known["listing_id"], "posting"
+            changed = known["fingerprint"] != self.posting.fingerprint
+            outcome: Outcome = "updated" if changed else "unchanged"
+            self._touch_posting(changed=changed)
+        else:
+            found = self._exact() or self._fuzzy()
+            listing_id, how, verdict = found or (merge.merged_id(key), "new", None)
+            outcome = "merged" if found else "new"
+            if not found:  # its row first: the posting refers to it
+                self.db.execute(
+                    "INSERT INTO dedupe_listings (id, company_key, features, words, data, state, revision,"
+                    " first_seen, updated_at) VALUES (?, '', x'', '', x'', 'dropped', 0, ?, ?)",
+                    (listing_id, self.now.isoformat(), self.now.isoformat()),
+                )
+            self._add_posting(listing_id, how, verdict)
+            changed = True
+        row = self.db.execute("SELECT * FROM dedupe_listings WHERE id = ?", (listing_id,)).fetchone()
+        before = None if outcome == "new" else row
+        merged = self._rebuild(listing_id, before) if changed else _MERGED.decode(row["data"])
+        decision = self._filter(merged, before, search, outcome, how)
+        self.db.execute(
+            "INSERT OR IGNORE INTO dedupe_run_postings (run_id, key, source, listing_id, outcome, reason,"
+            " recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                self.run_id,
+                key,
+                self.posting.listing.source,
+                listing_id,
+                decision.outcome,
+                decision.drop_reason,
+                self.now.isoformat(),
+            ),
+        )
+        return decision
+
+    # -- matching -----------------------------------------------------------------------------
+
+    def _exact(self) -> tuple[str, str, match.Verdict] | None:
         """A merged listing with one of this posting's canonical URLs (and a title that agrees)."""
-        for url in urls:
-            row = db.execute(
+        for url in self.posting.urls:
+            row = self.db.execute(
                 "SELECT u.listing_id, l.features FROM dedupe_urls u "
                 "JOIN dedupe_listings l ON l.id = u.listing_id WHERE u.url = ?",
                 (url,),
             ).fetchone()
+            if row is not None and match.title_agrees(
+                self.posting.features, _FEATURES.decode(row["features"])
+            ):
+                return (
+                    row["listing_id"],
+                    "url",
+                    match.Verdict(same=True, reason=f"the same posting URL {url}"),
+                )
+        return None
+
+    def _fuzzy(self) -> tuple[str, str, match.Verdict] | None:
+        """The best fuzzy match among the listings of the same company (or one it names)."""
+        keys = self.posting.company_keys
+        if not keys:
+            return None
+        own = keys[0]
+        rows = self.db.execute(
+            "SELECT DISTINCT listing_id, company_key FROM dedupe_company_keys"
+            f" WHERE company_key IN ({', '.join('?' * len(keys))})",
+            keys,
+        ).fetchall()
+        block = {r["listing_id"]: ("fuzzy" if r["company_key"] == own else "employer") for r in rows}
+        related: set[str] = set()
+        if len(own) >= match.RELATED_COMPANY:
+            prefixes = [own[:n] for n in range(match.RELATED_COMPANY, len(own))]
+            rows = self.db.execute(
+                "SELECT DISTINCT listing_id FROM dedupe_company_keys"
+                " WHERE (company_key > ? AND company_key < ?)"
+                f" OR company_key IN ({', '.join('?' * len(prefixes))})",
+                (own, own + "\U0010ffff", *prefixes),
+            ).fetchall()
+            related = {r["listing_id"] for r in rows} - set(block)
+        candidates = self._screened([*block, *sorted(related)])
+        best = match.best_match(self.posting.features, candidates, strict=frozenset(related))
+        if best is None:
+            return None
+        return best[0], block.get(best[0], "fuzzy"), best[1]
+
+    def _screened(self, ids: list[str]) -> list[tuple[str, match.Features]]:
+        """The candidates that pass the cheap checks, with their descriptions loaded."""
+        out: list[tuple[str, match.Features]] = []
+        for listing_id in ids:
+            row = self.db.execute(
+                "SELECT features, words FROM dedupe_listings WHERE id = ?", (listing_id,)
+            ).fetchone()
             if row is None:
                 continue
             old = _FEATURES.decode(row["features"])
-            if match.title_agrees(features, old):
-                return row["listing_id"], "url", None
-        return None
-
-    def _fuzzy(self, db: sqlite3.Connection, new: match.Features) -> tuple[str, str, match.Verdict] | None:
-        """The best fuzzy match among the merged listings of the same (or a related) company."""
-        if not new.company:
-            return None
-        rows = db.execute("SELECT id, features FROM dedupe_listings WHERE company_key = ?", (new.company,))
-        candidates = self._screened(db, new, rows.fetchall())
-        related: list[tuple[str, match.Features]] = []
-        if len(new.company) >= match.RELATED_COMPANY:
-            prefixes = [new.company[:n] for n in range(match.RELATED_COMPANY, len(new.company))]
-            rows = db.execute(
-                "SELECT id, features FROM dedupe_listings WHERE (company_key > ? AND company_key < ?) "
-                f"OR company_key IN ({', '.join('?' * len(prefixes))})",
-                (new.company, new.company + "\U0010ffff", *prefixes),
-            )
-            related = self._screened(db, new, rows.fetchall())
-        best = match.best_match(new, candidates + related, strict=frozenset(i for i, _ in related))
-        if best is None:
-            return None
-        return best[0], "fuzzy", best[1]
-
-    def _screened(
-        self, db: sqlite3.Connection, new: match.Features, rows: list[sqlite3.Row]
-    ) -> list[tuple[str, match.Features]]:
-        """The rows that pass the cheap checks, with their descriptions loaded."""
-        out: list[tuple[str, match.Features]] = []
-        for row in rows:
-            old = _FEATURES.decode(row["features"])
-            if match.screen(new, old) is not None:
-                continue
-            words = db.execute("SELECT words FROM dedupe_listings WHERE id = ?", (row["id"],)).fetchone()[0]
-            out.append((row["id"], msgspec.structs.replace(old, description=words)))
+            if match.screen(self.posting.features, old) is None:
+                out.append((listing_id, msgspec.structs.replace(old, description=row["words"])))
         return out
 
-    def _create(
-        self,
-        db: sqlite3.Connection,
-        listing: Listing,
-        *,
-        urls: list[str],
-        features: match.Features,
-        search: Search,
-        run_id: str,
-    ) -> Decision:
-        now = _now()
-        merged = merge.create(listing, now)
-        reason = drop_reason(merged, search)
-        state: State = "dropped" if reason else "pending"
-        db.execute(
-            "INSERT INTO dedupe_listings (id, company_key, features, words, data, state, draft_owner, "
-            "drop_reason, run_id, first_seen, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                merged.id,
-                features.company,
-                _features_json(features),
-                features.description,
-                _ENCODE.encode(merged),
-                state,
-                None if reason else listing.key,
-                reason,
-                run_id,
-                now.isoformat(),
-                now.isoformat(),
-            ),
-        )
-        self._add_posting(
-            db, listing=listing, urls=urls, listing_id=merged.id, how="new", verdict=None, run_id=run_id
-        )
-        return Decision(
-            listing=merged, outcome="new", how="new", state=state, drop_reason=reason, draft=not reason
-        )
+    # -- recording ----------------------------------------------------------------------------
 
-    def _merge(
-        self,
-        db: sqlite3.Connection,
-        *,
-        listing_id: str,
-        listing: Listing,
-        urls: list[str],
-        how: str,
-        verdict: match.Verdict | None,
-        search: Search,
-        run_id: str,
-    ) -> Decision:
-        row = db.execute("SELECT data, state FROM dedupe_listings WHERE id = ?", (listing_id,)).fetchone()
-        merged = merge.add(_MERGED.decode(row["data"]), listing)
-        features = match.features(merged)
-        db.execute(
-            "UPDATE dedupe_listings SET company_key = ?, features = ?, words = ?, data = ?, updated_at = ? "
-            "WHERE id = ?",
-            (
-                features.company,
-                _features_json(features),
-                features.description,
-                _ENCODE.encode(merged),
-                _now().isoformat(),
-                listing_id,
-            ),
-        )
-        self._add_posting(
-            db, listing=listing, urls=urls, listing_id=listing_id, how=how, verdict=verdict, run_id=run_id
-        )
-        state: State = row["state"]
-        if state == "dropped":
-            return self._refilter(db, merged, listing.key, search, run_id, outcome="merged", how=how)
-        return Decision(listing=merged, outcome="merged", how=how, state=state)
-
-    def _refilter(
-        self,
-        db: sqlite3.Connection,
-        merged: MergedListing,
-        key: str,
-        search: Search,
-        run_id: str,
-        *,
-        outcome: Outcome,
-        how: str,
-    ) -> Decision:
-        """A dropped listing seen again, under this job's profile: drafted now if it matches."""
-        reason = drop_reason(merged, search)
-        if reason:
-            db.execute(
-                "UPDATE dedupe_listings SET drop_reason = ?, run_id = ? WHERE id = ?",
-                (reason, run_id, merged.id),
-            )
-            return Decision(listing=merged, outcome=outcome, how=how, state="dropped", drop_reason=reason)
-        db.execute(
-            "UPDATE dedupe_listings SET state = 'pending', draft_owner = ?, drop_reason = NULL, run_id = ?, "
-            "updated_at = ? WHERE id = ?",
-            (key, run_id, _now().isoformat(), merged.id),
-        )
-        return Decision(listing=merged, outcome=outcome, how=how, state="pending", draft=True)
-
-    def _add_posting(
-        self,
-        db: sqlite3.Connection,
-        *,
-        listing: Listing,
-        urls: list[str],
-        listing_id: str,
-        how: str,
-        verdict: match.Verdict | None,
-        run_id: str,
-    ) -> None:
-        """Record the posting under its merged listing, and its canonical URLs (`urls`)."""
-        now = _now().isoformat()
-        db.execute(
+    def _add_posting(self, listing_id: str, how: str, verdict: match.Verdict | None) -> None:
+        listing, now = self.posting.listing, self.now.isoformat()
+        self.db.execute(
             "INSERT INTO dedupe_postings (key, listing_id, board, source, external_id, url, how, "
-            "title_score, text_score, first_seen, last_seen, run_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "title_score, text_score, first_seen, last_seen, run_id, data, fingerprint, why) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                listing.key,
+                self.posting.key,
                 listing_id,
                 listing.board,
                 listing.source,
@@ -349,19 +249,142 @@ class SeenSet:
                 verdict.text_score if verdict else None,
                 now,
                 now,
-                run_id,
+                self.run_id,
+                _ENCODE.encode(listing),
+                self.posting.fingerprint,
+                verdict.reason if verdict else "the first posting of the listing",
             ),
         )
-        db.executemany(
+
+    def _touch_posting(self, *, changed: bool) -> None:
+        listing, now = self.posting.listing, self.now.isoformat()
+        if changed:
+            self.db.execute(
+                "UPDATE dedupe_postings SET url = ?, data = ?, fingerprint = ?, last_seen = ?, run_id = ?"
+                " WHERE key = ?",
+                (
+                    listing.url,
+                    _ENCODE.encode(listing),
+                    self.posting.fingerprint,
+                    now,
+                    self.run_id,
+                    self.posting.key,
+                ),
+            )
+        else:
+            self.db.execute(
+                "UPDATE dedupe_postings SET last_seen = ?, run_id = ? WHERE key = ?",
+                (now, self.run_id, self.posting.key),
+            )
+
+    def _rebuild(self, listing_id: str, row: sqlite3.Row | None) -> MergedListing:
+        """The merged listing made anew from all of its postings, written with its features.
+
+        `row` is the listing as it was before this posting (None: the posting created it).
+        """
+        postings = [
+            _LISTING.decode(r["data"])
+            for r in self.db.execute(
+                "SELECT data FROM dedupe_postings WHERE listing_id = ? ORDER BY first_seen, rowid",
+                (listing_id,),
+            )
+            if r["data"] is not None
+        ]
+        if row is not None and len(postings) < self._posting_count(listing_id):
+            postings.insert(0, _legacy_posting(_MERGED.decode(row["data"])))  # recorded before data was kept
+        merged = merge.union(
+            postings,
+            listing_id=listing_id,
+            first_seen=datetime.fromisoformat(row["first_seen"]) if row is not None else self.now,
+            revision=(row["revision"] + 1) if row is not None else 1,
+            updated_at=self.now if row is not None else None,
+        )
+        features = match.features(merged)
+        values = (
+            features.company,
+            _features_json(features),
+            features.description,
+            _ENCODE.encode(merged),
+            merged.revision,
+            self.run_id,
+            self.now.isoformat(),
+        )
+        self.db.execute(
+            "UPDATE dedupe_listings SET company_key = ?, features = ?, words = ?, data = ?, revision = ?,"
+            " run_id = ?, updated_at = ? WHERE id = ?",
+            (*values, listing_id),
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO dedupe_company_keys (company_key, listing_id) VALUES (?, ?)",
+            [(k, listing_id) for k in [features.company, *self.posting.company_keys] if k],
+        )
+        self.db.executemany(
             "INSERT OR IGNORE INTO dedupe_urls (url, listing_id) VALUES (?, ?)",
-            [(url, listing_id) for url in urls],
+            [(url, listing_id) for url in self.posting.urls],
+        )
+        return merged
+
+    def _posting_count(self, listing_id: str) -> int:
+        row = self.db.execute("SELECT count(*) FROM dedupe_postings WHERE listing_id = ?", (listing_id,))
+        return int(row.fetchone()[0])
+
+    def _filter(
+        self, merged: MergedListing, row: sqlite3.Row | None, search: Search, outcome: Outcome, how: str
+    ) -> Decision:
+        """Apply the profile to a new or dropped listing; a kept one stays kept. What is owed now."""
+        before: State | None = row["state"] if row is not None else None
+        state: State
+        reason = None
+        if before is None or before == "dropped":
+            reason = drop_reason(merged, search)
+            if reason:
+                state, outcome = "dropped", "filtered"
+                self.db.execute(
+                    "UPDATE dedupe_listings SET state = 'dropped', draft_owner = NULL, drop_reason = ?,"
+                    " run_id = ? WHERE id = ?",
+                    (reason, self.run_id, merged.id),
+                )
+            else:
+                state, outcome = "pending", "new"  # new to the person, whatever was read before
+                self.db.execute(
+                    "UPDATE dedupe_listings SET state = 'pending', draft_owner = ?, drop_reason = NULL,"
+                    " run_id = ? WHERE id = ?",
+                    (self.posting.key, self.run_id, merged.id),
+                )
+            owner = None if reason else self.posting.key
+        else:
+            state, owner = before, row["draft_owner"] if row is not None else None
+        exported = row["exported_rev"] if row is not None else 0
+        return Decision(
+            listing=merged,
+            outcome=outcome,
+            how=how,
+            state=state,
+            drop_reason=reason,
+            draft=state == "pending" and owner == self.posting.key,
+            export=state != "dropped" and exported < merged.revision,
         )
 
 
-def _urls(listing: Listing) -> list[str]:
-    """The posting's canonical URL, then the board postings its text links to."""
-    own = normalise.canonical_url(listing.url)
-    return [own, *(u for u in normalise.posting_links(listing.description) if u != own)]
+def _legacy_posting(merged: MergedListing) -> Listing:
+    """A listing recorded before postings kept their data, as one posting of its first source."""
+    first = merged.sources[0] if merged.sources else None
+    return Listing(
+        board=first.board if first else "sample",
+        source=first.source if first else "",
+        external_id=first.external_id if first else merged.id,
+        url=merged.url,
+        title=merged.title,
+        company=merged.company,
+        locations=merged.locations,
+        remote=merged.remote,
+        workplace=merged.workplace,
+        employment_type=merged.employment_type,
+        salary=merged.salary,
+        posted_at=merged.posted_at,
+        description=merged.description,
+        department=merged.department,
+    )
 
 
 def read_listings(path: Path, *, include_dropped: bool = False) -> list[StoredListing]:

@@ -11,7 +11,18 @@ import msgspec
 from jetjobs import App, ConfigError, JobContext, Reject, Retry
 from jobsearch.fetch import service
 from jobsearch.fetch.report import SearchReport, SourceReport
-from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, ListingJob, SearchJob, SourceJob
+from jobsearch.jobs import (
+    BOARD_READ,
+    LISTING,
+    QUEUES,
+    SEARCH,
+    SOURCE,
+    BoardReadJob,
+    ListingJob,
+    SearchJob,
+    SourceJob,
+    run_key,
+)
 from jobsearch.sources import BoardHttp, HttpPolicy, SourceError
 from jobsearch.sources.hosts import ALLOW_HOSTS_VARIABLE, board_host_policy
 
@@ -99,15 +110,25 @@ class FetchHandlers:
         async def submit(jobs: Sequence[ListingJob]) -> list[bool]:
             # Pipelined: a board of thousands of postings is one round trip per window, not each.
             built = [
-                ctx.publisher.build(LISTING, payload, queue=QUEUES["dedupe"], key=payload.listing.key)
+                ctx.publisher.build(
+                    LISTING, payload, queue=QUEUES["dedupe"], key=run_key(job.run_id, payload.listing.key)
+                )
                 for payload in jobs
             ]
             return [e.duplicate for e in await ctx.publisher.publish_many(built, window=SUBMIT_WINDOW)]
 
         try:
-            return await service.read_source(job, await self.http(), submit)
+            report = await service.read_source(job, await self.http(), submit)
         except SourceError as exc:
             raise outcome_of(exc) from None
+        # After its listing jobs: the read was whole, so dedupe may note what the board still lists.
+        read = BoardReadJob(
+            run_id=job.run_id, source=report.source, board=report.board, listed=report.listings
+        )
+        await ctx.enqueue(
+            BOARD_READ, read, queue=QUEUES["dedupe"], key=run_key(job.run_id, f"board_read:{report.source}")
+        )
+        return report
 
 
 def outcome_of(exc: SourceError) -> Retry | Reject:

@@ -35,6 +35,7 @@ from jetjobs import (
     plan_replay,
     replay,
 )
+from jobsearch.dedupe.report import run_outcomes
 from jobsearch.jobs import (
     DRAFT,
     EXPORT,
@@ -164,8 +165,14 @@ class Orchestra:
             await subscription.unsubscribe()
         with Store.open(self.pipeline.db_path) as store:
             numbers = store.run_numbers(self.run_id, drafts_since=self.drafts_since)
+        outcomes = run_outcomes(self.pipeline.db_path, self.run_id)
         summary = summarise(
-            self.run_id, time.monotonic() - self.started, self.progress, numbers, self.tracker
+            self.run_id,
+            time.monotonic() - self.started,
+            self.progress,
+            numbers,
+            self.tracker,
+            outcomes=outcomes,
         )
         summary.tracker_error = self.tracker_error
         summary.service_error = self.service_error

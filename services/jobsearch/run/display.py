@@ -28,7 +28,7 @@ def counts_line(progress: PipelineProgress) -> str:
     filtered = _filtered(progress)
     failed = sum(counts.dead for counts in c.values())
     return (
-        f"fetched {fetched(progress)}  new {c[DRAFT].submitted}  filtered {filtered}  "
+        f"fetched {fetched(progress)}  new {_new(progress)}  filtered {filtered}  "
         f"drafted {c[DRAFT].succeeded}  exported {c[EXPORT].succeeded}  failed {failed}"
     )
 
@@ -114,7 +114,7 @@ def stage_details(progress: PipelineProgress) -> dict[str, str]:
     c = progress.counts
     details = {
         "fetch": f"fetched {fetched(progress)}",
-        "dedupe": f"new {c[DRAFT].submitted}  filtered {_filtered(progress)}",
+        "dedupe": f"new {_new(progress)}  filtered {_filtered(progress)}",
         "draft": f"drafted {c[DRAFT].succeeded}",
         "export": f"exported {c[EXPORT].succeeded}",
     }
@@ -126,9 +126,14 @@ def stage_details(progress: PipelineProgress) -> dict[str, str]:
     return details
 
 
+def _new(progress: PipelineProgress) -> int:
+    # Listings new to the person, as dedupe's results say (the summary counts them in SQLite).
+    return progress.outcomes[f"{LISTING}:outcome:new"]
+
+
 def _filtered(progress: PipelineProgress) -> int:
-    # New postings the profile's filters dropped (one merged into a dropped listing is not new).
-    return progress.outcomes[f"{LISTING}:new:dropped"]
+    # Postings whose listing the profile's filters drop (new ones, and dropped ones read again).
+    return progress.outcomes[f"{LISTING}:outcome:filtered"]
 
 
 def fetched(progress: PipelineProgress) -> int:

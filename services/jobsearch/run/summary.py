@@ -7,6 +7,7 @@ from typing import Any
 
 import msgspec
 
+from jobsearch.dedupe.report import RunOutcomes
 from jobsearch.jobs import DRAFT, EXPORT, LISTING, SEARCH, SOURCE, TRACKER
 from jobsearch.run.progress import Progress
 from jobsearch.store import ProviderUsage, RunNumbers
@@ -25,10 +26,19 @@ class RunSummary(msgspec.Struct, kw_only=True):
     command: str = "run"  # the command that ran: `run` or `replay` (heads the summary)
     sources_ok: int = 0
     sources_failed: list[str] = []
+    # Every posting the boards gave is one of: new (a listing new to the person), updated (a
+    # posting seen before that changed), merged (one more posting of a listing already known),
+    # unchanged (seen before, as it was), filtered (its listing is dropped by the profile), or
+    # rejected (its job failed; named under failures). From dedupe's tables in SQLite.
     listings_seen: int = 0
     listings_new: int = 0
+    listings_updated: int = 0
+    listings_merged: int = 0
+    listings_unchanged: int = 0
     listings_filtered: int = 0
-    listings_known: int = 0  # seen in an earlier run (or merged into one seen now)
+    listings_rejected: int = 0
+    filtered_reasons: dict[str, int] = {}
+    listings_known: int = 0  # merged + unchanged (kept for summaries stored before)
     drafts: list[ProviderUsage] = []
     needs_review: int = 0
     failures: list[str] = []  # dead jobs (and other failures), one line each
@@ -56,20 +66,30 @@ class RunSummary(msgspec.Struct, kw_only=True):
 
 
 def summarise(
-    run_id: str, seconds: float, progress: Progress, numbers: RunNumbers, tracker: dict[str, Any] | None
+    run_id: str,
+    seconds: float,
+    progress: Progress,
+    numbers: RunNumbers,
+    tracker: dict[str, Any] | None,
+    *,
+    outcomes: RunOutcomes | None = None,
 ) -> RunSummary:
-    """The summary of a run from its ledger progress and what the store recorded."""
+    """The summary of a run from its ledger progress and what the database recorded."""
     summary = RunSummary(run_id=run_id, seconds=seconds)
     reports = [r for r in progress.results.get(SOURCE, []) if isinstance(r, dict)]
     summary.sources_ok = len(reports)
     # A broken board's source job is dead-lettered with the reason (the fetch stage names it).
     summary.sources_failed = [str(record.error) for record in progress.dead if record.type == SOURCE]
     summary.listings_seen = sum(int(r.get("listings") or 0) for r in reports)
-    summary.listings_new = numbers.listings_new
-    summary.listings_filtered = progress.outcomes[f"{LISTING}:new:dropped"]
-    # Merged into another posting of this run, or seen in an earlier run (dedupe's seen-set, or
-    # the stream's duplicate window, which keeps a listing job from being submitted twice).
-    summary.listings_known = max(0, summary.listings_seen - progress.outcomes[f"{LISTING}:outcome:new"])
+    outcomes = outcomes or RunOutcomes()
+    summary.listings_new = outcomes.new
+    summary.listings_updated = outcomes.updated
+    summary.listings_merged = outcomes.merged
+    summary.listings_unchanged = outcomes.unchanged
+    summary.listings_filtered = outcomes.filtered
+    summary.filtered_reasons = dict(outcomes.filtered_reasons)
+    summary.listings_rejected = sum(1 for record in progress.dead if record.type == LISTING)
+    summary.listings_known = outcomes.merged + outcomes.unchanged
     summary.drafts = numbers.drafts
     summary.needs_review = numbers.needs_review
     dead = [record for record in progress.dead if record.type != SOURCE]
@@ -90,10 +110,7 @@ def format_summary(summary: RunSummary) -> list[str]:
     failed = f", {len(summary.sources_failed)} failed" if summary.sources_failed else ", 0 failed"
     lines.append(f"  sources    {summary.sources_ok} ok{failed}")
     lines.extend(f"               failed: {line}" for line in summary.sources_failed)
-    lines.append(
-        f"  listings   seen {summary.listings_seen}, new {summary.listings_new}, "
-        f"filtered {summary.listings_filtered}, merged or seen before {summary.listings_known}"
-    )
+    lines.append(listings_line(summary))
     if summary.drafts:
         by = ", ".join(f"{u.provider}/{u.model} {u.drafts}" for u in summary.drafts)
         drafts = sum(u.drafts for u in summary.drafts)
@@ -117,6 +134,34 @@ def format_summary(summary: RunSummary) -> list[str]:
     elif summary.tracker:
         lines.append(f"  tracker    {summary.tracker} ({summary.tracker_rows} listings)")
     return lines
+
+
+def listings_line(summary: RunSummary) -> str:
+    """`listings   seen 40 = new 6 + updated 0 + merged 4 + unchanged 0 + filtered 30 (terms 18, ...)`.
+
+    The parts add up to what the boards gave; a posting not accounted for (its job still queued
+    when the run was stopped) is named as such, so the sum never silently fails.
+    """
+    s = summary
+    parts = [
+        f"new {s.listings_new}",
+        f"updated {s.listings_updated}",
+        f"merged {s.listings_merged}",
+        f"unchanged {s.listings_unchanged}",
+        f"filtered {s.listings_filtered}",
+    ]
+    if s.listings_rejected:
+        parts.append(f"rejected {s.listings_rejected}")
+    accounted = (
+        s.listings_new + s.listings_updated + s.listings_merged + s.listings_unchanged
+        + s.listings_filtered + s.listings_rejected
+    )  # fmt: skip
+    if accounted != s.listings_seen:
+        parts.append(f"not recorded {s.listings_seen - accounted}")
+    line = f"  listings   seen {s.listings_seen} = " + " + ".join(parts)
+    if s.filtered_reasons:
+        line += " (" + ", ".join(f"{k} {n}" for k, n in sorted(s.filtered_reasons.items())) + ")"
+    return line
 
 
 WATCHED = (SEARCH, SOURCE, LISTING, DRAFT, EXPORT, TRACKER)

@@ -8,7 +8,7 @@ from typing import Literal
 import msgspec
 
 from jobsearch.jobs import Check, Step
-from jobsearch.listing import MergedListing, Salary
+from jobsearch.listing import MergedListing, Salary, SourceRef, Workplace
 
 Status = Literal["Saved", "Drafted", "Applied", "Screen", "Interview", "Offer", "Rejected", "Withdrawn"]
 # The tracker's fixed vocabulary, in the order an application moves through it.
@@ -45,6 +45,9 @@ class TrackerRow(msgspec.Struct, kw_only=True, frozen=True):
     posted_at: date | None
     found: date
     status: Status
+    workplace: Workplace | None = None
+    postings: list[SourceRef] = []  # every board posting of it, in the order the listing keeps
+    updated: date | None = None  # when a posting of it last changed or joined
     cover_letter: str = ""
     connection_note: str = ""
     provider_model: str = ""

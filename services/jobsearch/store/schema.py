@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 
-VERSION = 1
+VERSION = 2
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -49,7 +49,10 @@ CREATE TABLE IF NOT EXISTS listings (
     status           TEXT NOT NULL,         -- mirror of the newest status_history row
     status_at        TEXT NOT NULL,
     notes            TEXT NOT NULL DEFAULT '',     -- mirror of the newest notes_history row
-    notes_at         TEXT
+    notes_at         TEXT,
+    workplace        TEXT,                  -- remote | hybrid | onsite | NULL (version 2)
+    revision         INTEGER NOT NULL DEFAULT 0,   -- the MergedListing's revision shown (version 2)
+    changed_at       TEXT                   -- when a posting of it last changed or joined (version 2)
 );
 CREATE INDEX IF NOT EXISTS listings_status ON listings(status);
 CREATE INDEX IF NOT EXISTS listings_first_run ON listings(first_run_id);
@@ -121,9 +124,18 @@ CREATE TABLE IF NOT EXISTS conflicts (
     detected_at    TEXT NOT NULL
 );
 """
-_META = """
+# The file's own facts: the tables' version, the data dir's id (`jobsearch.store.identity`).
+META = """
 CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+
+# Columns that version 2 added to a version 1 file.
+_ADDED = (
+    ("listings", "workplace", "TEXT"),
+    ("listings", "revision", "INTEGER NOT NULL DEFAULT 0"),
+    ("listings", "changed_at", "TEXT"),
+)
 
 
 def migrate(conn: sqlite3.Connection) -> None:
@@ -135,12 +147,27 @@ def migrate(conn: sqlite3.Connection) -> None:
     Raises:
         sqlite3.DatabaseError: the file is not a database, or was written by a newer jobsearch.
     """
-    conn.executescript(_TABLES + _META)
+    conn.executescript(_TABLES + META)
     row = conn.execute("SELECT value FROM store_meta WHERE key = 'version'").fetchone()
     if row is not None and int(row[0]) > VERSION:
         raise sqlite3.DatabaseError(
             f"the database's tracker tables have version {row[0]}; this jobsearch knows {VERSION}: "
             "upgrade jobsearch"
         )
-    with conn:
-        conn.execute("INSERT OR IGNORE INTO store_meta (key, value) VALUES ('version', ?)", (str(VERSION),))
+    if row is not None and int(row[0]) == VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")  # one process upgrades; the others find it done
+    try:
+        for table, column, declaration in _ADDED:
+            if column not in {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}:
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+        conn.execute(
+            "INSERT INTO store_meta (key, value) VALUES ('version', ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (str(VERSION),),
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise

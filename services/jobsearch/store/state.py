@@ -111,31 +111,37 @@ class Store:
         """Record a listing (new or seen again), its sources and its drafts; idempotent per job id.
 
         A new listing starts `Drafted` when it comes with drafts, else `Saved`; a `Saved` listing
-        that later gets drafts moves to `Drafted`. A status the person set is never changed.
+        that later gets drafts moves to `Drafted`. A status the person set is never changed. What
+        the listing says is replaced only by the same or a newer revision (a draft job carries the
+        listing as it stood when it was sent; a posting may have joined it since).
         """
         now = utcnow()
         drafts = list(drafts)
         with self._write() as conn:
-            existing = conn.execute("SELECT status FROM listings WHERE id = ?", (listing.id,)).fetchone()
+            existing = conn.execute(
+                "SELECT status, revision FROM listings WHERE id = ?", (listing.id,)
+            ).fetchone()
             fields = _listing_fields(listing)
             if existing is None:
                 first_seen = (listing.first_seen or datetime.now(UTC)).isoformat(timespec="seconds")
                 status: Status = "Drafted" if drafts else "Saved"
                 conn.execute(
                     "INSERT INTO listings (id, title, company, url, locations, remote, employment_type,"
-                    " salary, posted_at, description, department, first_seen, first_run_id, last_run_id,"
-                    " updated_at, status, status_at) VALUES (:id, :title, :company, :url, :locations,"
-                    " :remote, :employment_type, :salary, :posted_at, :description, :department,"
+                    " salary, posted_at, description, department, workplace, revision, changed_at,"
+                    " first_seen, first_run_id, last_run_id, updated_at, status, status_at)"
+                    " VALUES (:id, :title, :company, :url, :locations, :remote, :employment_type, :salary,"
+                    " :posted_at, :description, :department, :workplace, :revision, :changed_at,"
                     " :first_seen, :run_id, :run_id, :now, :status, :now)",
                     fields | {"first_seen": first_seen, "run_id": run_id, "now": now, "status": status},
                 )
                 add_status(conn, listing.id, status, None, "pipeline", "found", run_id, now)
-            else:
+            elif listing.revision >= existing["revision"]:
                 conn.execute(
                     "UPDATE listings SET title = :title, company = :company, url = :url,"
                     " locations = :locations, remote = :remote, employment_type = :employment_type,"
                     " salary = :salary, posted_at = :posted_at, description = :description,"
-                    " department = :department, last_run_id = :run_id, updated_at = :now WHERE id = :id",
+                    " department = :department, workplace = :workplace, revision = :revision,"
+                    " changed_at = :changed_at, last_run_id = :run_id, updated_at = :now WHERE id = :id",
                     fields | {"run_id": run_id, "now": now},
                 )
             for ref in listing.sources:
@@ -388,24 +394,29 @@ class Store:
         """Every listing as a tracker row without its drafts, newest found first (the review
         page's table, refreshed every few seconds, reads neither descriptions nor draft texts)."""
         sources: dict[str, list[str]] = {}
+        postings: dict[str, list[SourceRef]] = {}
         for row in self.conn.execute(
-            "SELECT listing_id, source FROM listing_sources ORDER BY listing_id, rowid"
+            "SELECT listing_id, board, source, external_id, url, posted_at FROM listing_sources"
+            " ORDER BY listing_id, rowid"
         ):
             names = sources.setdefault(row["listing_id"], [])
             if row["source"] not in names:
                 names.append(row["source"])
+            postings.setdefault(row["listing_id"], []).append(_source_ref(row))
         return [
             TrackerRow(
                 listing_id=row["id"],
                 **_shown_fields(row),
                 sources=sources.get(row["id"], []),
+                postings=postings.get(row["id"], []),
                 found=datetime.fromisoformat(row["first_seen"]).date(),
+                updated=datetime.fromisoformat(row["changed_at"]).date() if row["changed_at"] else None,
                 status=parse_status(row["status"]) or "Saved",
                 notes=row["notes"],
             )
             for row in self.conn.execute(
-                "SELECT id, company, title, locations, remote, salary, url, posted_at, first_seen,"
-                " status, notes FROM listings ORDER BY first_seen DESC, company, title"
+                "SELECT id, company, title, locations, remote, salary, url, posted_at, workplace, first_seen,"
+                " changed_at, status, notes FROM listings ORDER BY first_seen DESC, company, title"
             )
         ]
 
@@ -530,6 +541,7 @@ def _shown_fields(row: sqlite3.Row) -> dict[str, Any]:
         "remote": None if row["remote"] is None else bool(row["remote"]),
         "salary": _SALARY.decode(row["salary"]) if row["salary"] else None,
         "posted_at": date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
+        "workplace": row["workplace"],
     }
 
 
@@ -540,17 +552,20 @@ def _merged_listing(row: sqlite3.Row, sources: Iterable[sqlite3.Row]) -> MergedL
         employment_type=row["employment_type"],
         description=row["description"],
         department=row["department"],
-        sources=[
-            SourceRef(
-                board=s["board"],
-                source=s["source"],
-                external_id=s["external_id"],
-                url=s["url"],
-                posted_at=date.fromisoformat(s["posted_at"]) if s["posted_at"] else None,
-            )
-            for s in sources
-        ],
+        sources=[_source_ref(s) for s in sources],
         first_seen=datetime.fromisoformat(row["first_seen"]),
+        revision=row["revision"],
+        updated_at=datetime.fromisoformat(row["changed_at"]) if row["changed_at"] else None,
+    )
+
+
+def _source_ref(row: sqlite3.Row) -> SourceRef:
+    return SourceRef(
+        board=row["board"],
+        source=row["source"],
+        external_id=row["external_id"],
+        url=row["url"],
+        posted_at=date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
     )
 
 
@@ -600,4 +615,7 @@ def _listing_fields(listing: MergedListing) -> dict[str, Any]:
         "posted_at": _iso(listing.posted_at),
         "description": listing.description,
         "department": listing.department,
+        "workplace": listing.workplace,
+        "revision": listing.revision,
+        "changed_at": listing.updated_at.isoformat(timespec="seconds") if listing.updated_at else None,
     }

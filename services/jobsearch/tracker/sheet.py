@@ -29,10 +29,11 @@ COLUMNS: tuple[Column, ...] = (
     Column("Location", "text", 24),
     Column("Remote", "text", 9),
     Column("Salary", "text", 22),
-    Column("Sources", "text", 20),
+    Column("Sources", "long", 44),
     Column("URL", "link", 40),
     Column("Posted", "date", 12),
     Column("Found", "date", 12),
+    Column("Updated", "date", 12),
     Column("Status", "status", 12),
     Column("Cover letter", "long", 70),
     Column("Connection note", "long", 45),
@@ -64,9 +65,20 @@ def salary_text(salary: Salary | None) -> str:
     return f"{currency}{amount}{interval}"
 
 
+def sources_text(row: TrackerRow) -> str:
+    """Every posting of the listing, one `board · URL · posted` per line, after their count."""
+    if not row.postings:
+        return ", ".join(row.sources)
+    lines = [f"{len(row.postings)} posting" + ("s" if len(row.postings) != 1 else "")]
+    for ref in row.postings:
+        posted = f" · {ref.posted_at.isoformat()}" if ref.posted_at else ""
+        lines.append(f"{ref.board} · {ref.url}{posted}")
+    return "\n".join(lines)
+
+
 def row_values(row: TrackerRow) -> list[Value]:
     """The cells of one row, in COLUMNS order: every text made safe (`safe_text`), dates as dates."""
-    remote = "" if row.remote is None else ("yes" if row.remote else "no")
+    remote = row.workplace or ("" if row.remote is None else ("yes" if row.remote else "no"))
     texts: list[Value] = [
         safe_text(row.listing_id),
         safe_text(row.company),
@@ -74,10 +86,11 @@ def row_values(row: TrackerRow) -> list[Value]:
         safe_text("; ".join(row.locations)),
         remote,
         safe_text(salary_text(row.salary)),
-        safe_text(", ".join(row.sources)),
+        safe_text(sources_text(row)),
         safe_text(row.url),
         row.posted_at,
         row.found,
+        row.updated,
         row.status,
         safe_text(row.cover_letter),
         safe_text(row.connection_note),
