@@ -14,6 +14,7 @@ from pathlib import Path
 
 import msgspec
 
+from jobsearch.dedupe.report import explain
 from jobsearch.dedupe.store import StoredListing, read_listings
 from jobsearch.profile import write_example_profile
 from jobsearch.schema_export import check_schemas, write_schemas
@@ -32,6 +33,8 @@ def cmd_init(args: argparse.Namespace) -> int:
 def cmd_listings(args: argparse.Namespace) -> int:
     """Print the merged listings and their sources from the pipeline's SQLite file."""
     db_path = load_pipeline_settings().db_path
+    if args.explain:
+        return _explain(db_path, args.explain)
     stored = read_listings(db_path, include_dropped=args.all)
     if args.json:
         sys.stdout.write(msgspec.json.encode([msgspec.to_builtins(s) for s in stored]).decode() + "\n")
@@ -43,6 +46,28 @@ def cmd_listings(args: argparse.Namespace) -> int:
         print(_describe(item))
     kept = sum(1 for s in stored if s.state != "dropped")
     print(f"\n{kept} listing(s)" + (f", {len(stored) - kept} dropped" if args.all else "") + f" in {db_path}")
+    return 0
+
+
+def _explain(db_path: Path, listing_id: str) -> int:
+    """`jobsearch listings --explain ID`: each posting of the listing and why it joined it."""
+    postings = explain(db_path, listing_id)
+    if not postings:
+        print(
+            f"no listing has the id {listing_id!r} in {db_path} (or the prefix names several)",
+            file=sys.stderr,
+        )
+        return 1
+    for p in postings:
+        scores = []
+        if p.title_score is not None:
+            scores.append(f"title {p.title_score:.0f}/100")
+        if p.text_score is not None:
+            scores.append(f"text {p.text_score:.2f}")
+        shown = f" ({', '.join(scores)})" if scores else ""
+        print(f"{_line(p.key)}  {p.board}  {_line(p.url)}")
+        seen = f"first seen {p.first_seen[:10]}, last {p.last_seen[:10]}"
+        print(f"    joined by {p.how}: {_line(p.why)}{shown}; {seen}")
     return 0
 
 
@@ -97,6 +122,11 @@ def add_local_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     )
     p.add_argument("--json", action="store_true", help="print JSON (the MergedListing, state, drop_reason)")
     p.add_argument("--all", action="store_true", help="include the listings the profile's filters dropped")
+    p.add_argument(
+        "--explain",
+        metavar="ID",
+        help="why each posting joined the listing ID (a unique prefix will do): which key, which scores",
+    )
     p.set_defaults(func=None, local=cmd_listings)
 
     p = sub.add_parser(

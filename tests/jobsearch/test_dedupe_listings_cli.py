@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,22 @@ def test_listings_prints_merged_listings_with_their_sources(
     assert "exclude: 'bakery' in the company" in out
     assert "\x1b" not in out
     assert "\\u001b" in out
+
+
+def test_listings_explain_says_why_each_posting_joined(
+    data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--explain ID (a prefix will do) names each posting, how it joined (the first posting, or
+    fuzzy with its title score), and an unknown id exits 1 with a message."""
+    assert main(["listings", "--json"]) == 0
+    [item] = json.loads(capsys.readouterr().out)
+    assert main(["listings", "--explain", item["listing"]["id"][:8]]) == 0
+    out = capsys.readouterr().out
+    assert "greenhouse:1" in out
+    assert "joined by new: the first posting of the listing" in out
+    assert re.search(r"arbeitnow:2 .*\n    joined by fuzzy: same title \(title \d+/100", out), out
+    assert main(["listings", "--explain", "nothing-like-it"]) == 1
+    assert "no listing has the id" in capsys.readouterr().err
 
 
 def test_listings_json(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
