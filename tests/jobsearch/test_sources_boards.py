@@ -40,7 +40,7 @@ async def test_greenhouse_maps_jobs_and_drops_unusable_ones(board: HttpTarget) -
     """Greenhouse: escaped HTML content becomes plain text (entities decoded, script/style gone),
     `;`-separated locations split, non-Latin text kept, a job without a title or URL dropped and
     counted, a job with only a title and URL kept."""
-    board.script("/v1/boards/acme/jobs?content=true", ok_file("greenhouse_jobs.json"))
+    board.script("/v1/boards/acme/jobs?content=true&pay_transparency=true", ok_file("greenhouse_jobs.json"))
     async with client() as http:
         fetched = await fetch_source(http, Greenhouse(token="acme", base_url=board.url("")))
     assert fetched.skipped_reasons == {"no title": 1, "no url": 1}
@@ -69,13 +69,20 @@ async def test_greenhouse_maps_jobs_and_drops_unusable_ones(board: HttpTarget) -
     assert japanese.description == "日本語の説明"
     bare = jobs["4012347"]
     assert (bare.company, bare.locations, bare.description, bare.department) == ("acme", [], "", None)
-    assert board.to("/v1/boards/acme/jobs?content=true")[0].headers["user-agent"].startswith("jobsearch/")
+    assert (
+        board.to("/v1/boards/acme/jobs?content=true&pay_transparency=true")[0]
+        .headers["user-agent"]
+        .startswith("jobsearch/")
+    )
 
 
 async def test_greenhouse_empty_board_and_wrong_token(board: HttpTarget) -> None:
     """An empty board gives no listings; a wrong token (404) is a SourceError naming the board."""
-    board.script("/v1/boards/empty/jobs?content=true", ok_file("greenhouse_empty.json"))
-    board.script("/v1/boards/nope/jobs?content=true", Answer(404, b'{"status":404,"error":"Job not found"}'))
+    board.script("/v1/boards/empty/jobs?content=true&pay_transparency=true", ok_file("greenhouse_empty.json"))
+    board.script(
+        "/v1/boards/nope/jobs?content=true&pay_transparency=true",
+        Answer(404, b'{"status":404,"error":"Job not found"}'),
+    )
     async with client() as http:
         empty = await fetch_source(http, Greenhouse(token="empty", base_url=board.url("")))
         with pytest.raises(SourceError) as caught:
@@ -246,7 +253,8 @@ async def test_hackernews_finds_the_thread_and_parses_comments(board: HttpTarget
     assert acme.url == "https://news.ycombinator.com/item?id=45800101"
     assert acme.remote is True
     assert acme.employment_type == "Full-time"
-    assert acme.salary == Salary(min=90000, max=110000, currency="EUR", interval="year")
+    # Read from the comment's text (a comment has no pay field), so stated "text".
+    assert acme.salary == Salary(min=90000, max=110000, currency="EUR", interval="year", stated="text")
     assert "Berlin, Germany" in acme.locations
     assert "We build warehouse robots & their software." in acme.description
     assert (sakura.company, sakura.title, sakura.remote) == ("サクラデータ", "バックエンドエンジニア", False)

@@ -114,7 +114,7 @@ async def test_a_refused_source_is_dead_lettered_and_the_others_go_on(
     """A search whose Greenhouse `base_url` and RSS feed URL point at loopback, beside the sample
     board, with the default policy: both refused sources are dead-lettered at once (`rejected`)
     with the reason, the server sees no request, and the sample source succeeds."""
-    board.script("/v1/boards/acme/jobs?content=true", ok_file("greenhouse_jobs.json"))
+    board.script("/v1/boards/acme/jobs?content=true&pay_transparency=true", ok_file("greenhouse_jobs.json"))
     sources = [
         Sample(),
         Greenhouse(token="acme", base_url=board.url("")),

@@ -16,6 +16,8 @@ class SourceReport(msgspec.Struct, kw_only=True, frozen=True):
     skipped: int  # postings dropped (no title, no URL, unexpected shape...)
     skipped_reasons: dict[str, int] = {}
     seconds: float = 0.0
+    # Parts of the listings' descriptions nobody sees (hidden by their markup), removed from them.
+    hidden_parts: int = 0
 
 
 class SearchReport(msgspec.Struct, kw_only=True, frozen=True):

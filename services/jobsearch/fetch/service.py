@@ -80,6 +80,7 @@ async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -
         skipped=fetched.skipped,
         skipped_reasons=fetched.skipped_reasons,
         seconds=round(time.perf_counter() - started, 3),
+        hidden_parts=sum(listing.hidden_parts for listing in fetched.listings),
     )
     metrics.LISTINGS.labels(board).inc(report.listings)
     metrics.SUBMITTED.labels(board).inc(report.submitted)

@@ -2,7 +2,9 @@
 
 `{"data": [...], "links": {"next": ...}, "meta": {...}}`; each job has `slug` (its id), `title`,
 `company_name`, `description` (HTML), `remote`, `url`, `tags`, `job_types`, `location` and
-`created_at` (epoch seconds). Pages are read until `links.next` is empty or `max_pages`.
+`created_at` (epoch seconds). `remote: false` says only that a job is not remote (it may be
+hybrid): the workplace is then what the title says, if anything. There is no salary field.
+Pages are read until `links.next` is empty or `max_pages`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from jobsearch.profile import Arbeitnow
 from jobsearch.sources import text
 from jobsearch.sources.fetched import Collector, Fetched, convert_each, parse_date
 from jobsearch.sources.http import BoardHttp
+from jobsearch.sources.workplace import workplace_in_text
 
 BASE_URL = "https://www.arbeitnow.com"
 
@@ -42,6 +45,7 @@ async def fetch(http: BoardHttp, source: Arbeitnow, name: str) -> Fetched:
         body: Any = await http.get_json("arbeitnow", url, params={"page": page})
         data = body.get("data") if isinstance(body, dict) else None
         for job in convert_each(data, ArbeitnowJob, collector):
+            description, hidden = text.visible_text(job.description)
             collector.add(
                 external_id=job.slug,
                 url=job.url,
@@ -49,9 +53,11 @@ async def fetch(http: BoardHttp, source: Arbeitnow, name: str) -> Fetched:
                 company=job.company_name,
                 locations=[job.location or ""],
                 remote=job.remote,
+                workplace="remote" if job.remote else workplace_in_text(job.title),
                 employment_type=", ".join(job.job_types) or None,
                 posted_at=parse_date(job.created_at),
-                description=text.html_to_text(job.description),
+                description=description,
+                hidden_parts=hidden,
             )
         links = body.get("links") if isinstance(body, dict) else None
         if not data or not (isinstance(links, dict) and links.get("next")):

@@ -8,7 +8,8 @@ from typing import Any
 
 import msgspec
 
-from jobsearch.listing import Board, Listing, Salary
+from jobsearch.listing import Board, Listing, Salary, Workplace
+from jobsearch.salary import salary_from_text
 from jobsearch.sources import text
 
 DESCRIPTION_LIMIT = 20_000  # characters: a listing job (with its profile) must stay under 256 KiB
@@ -26,7 +27,8 @@ class Collector:
     """Turns a board's postings into Listings, dropping (and counting) the unusable ones.
 
     A posting without an id, a title or a URL is dropped; every other field is optional. Text is
-    made plain (`jobsearch.sources.text`) here, so every adapter treats it alike.
+    made plain (`jobsearch.sources.text`) here, so every adapter treats it alike; descriptions
+    come already plain, with the count of hidden parts `text.visible_text` removed from them.
     """
 
     def __init__(self, board: Board, source: str, *, fetched_at: datetime | None = None) -> None:
@@ -55,8 +57,18 @@ class Collector:
         posted_at: date | None = None,
         description: str = "",
         department: str | None = None,
+        hidden_parts: int = 0,
+        workplace: Workplace | None = None,
     ) -> None:
-        """Keep one posting (fields already plain text, except title/company/locations: tidied here)."""
+        """Keep one posting (fields already plain text, except title/company/locations: tidied here).
+
+        `hidden_parts` is how many parts of the description's markup nobody sees were left out of
+        `description` (`text.visible_text`). `workplace` is the board's own field where it has one;
+        `remote` follows it (a remote workplace is remote, an on-site one is not), and a posting
+        only flagged remote has a remote workplace. A posting whose board gives no salary gets the
+        one its description states (`salary_from_text`, `stated="text"`), so every board's text is
+        read the same way.
+        """
         ext = text.line(str(external_id) if external_id is not None else "", limit=1000)
         clean_title = text.line(title)
         clean_url = (url or "").strip()
@@ -70,6 +82,13 @@ class Collector:
             return self.skip("repeated on the board")
         self._seen.add(ext)
         places = [p for p in (text.line(loc, limit=200) for loc in locations or []) if p]
+        description = description[:DESCRIPTION_LIMIT]
+        if salary is None or (salary.min is None and salary.max is None):
+            salary = salary_from_text(description)
+        if workplace is None and remote:
+            workplace = "remote"
+        if remote is None and workplace in ("remote", "onsite"):
+            remote = workplace == "remote"
         self.listings.append(
             Listing(
                 board=self.board,
@@ -79,13 +98,15 @@ class Collector:
                 title=clean_title,
                 company=text.line(company),
                 locations=list(dict.fromkeys(places)),
-                remote=remote,
+                remote=True if workplace == "remote" else remote,
                 employment_type=text.line(employment_type, limit=100) or None,
-                salary=salary if salary is not None and salary != Salary() else None,
+                salary=salary,
                 posted_at=posted_at,
-                description=description[:DESCRIPTION_LIMIT],
+                description=description,
                 department=text.line(department, limit=200) or None,
                 fetched_at=self.fetched_at,
+                hidden_parts=max(0, hidden_parts),
+                workplace=workplace,
             )
         )
         return None

@@ -6,6 +6,8 @@ comments: `GET /api/v1/items/{id}` gives the story with `children`, the top-leve
 with `id`, `text` (HTML) and `created_at`. A posting's first line follows the thread's convention
 `Company | Role | Location | REMOTE | Salary | URL` (any order after the first two); a comment
 whose first line has fewer than two `|`-separated fields is skipped and counted ("unparsed").
+Its fields say the workplace (REMOTE, HYBRID, ONSITE) and the pay, read as any posting's text is
+(`jobsearch.salary.salary_from_text`, `stated="text"`: a comment has no pay field).
 The listing's URL is the comment on news.ycombinator.com (the link back HN's readers expect).
 """
 
@@ -16,24 +18,21 @@ from typing import Any
 
 import msgspec
 
-from jobsearch.listing import Salary
+from jobsearch.listing import Salary, Workplace
 from jobsearch.profile import HackerNews
+from jobsearch.salary import salary_from_text
 from jobsearch.sources import text
 from jobsearch.sources.errors import SourceError
 from jobsearch.sources.fetched import Collector, Fetched, convert_each, parse_date
 from jobsearch.sources.http import BoardHttp
+from jobsearch.sources.workplace import workplace_in_text
 
 BASE_URL = "https://hn.algolia.com"
 ITEM_URL = "https://news.ycombinator.com/item?id={}"
 THREAD_TITLE = "ask hn: who is hiring?"
 _TYPES = re.compile(r"\b(full[- ]?time|part[- ]?time|contract(?:or)?|intern(?:ship)?|freelance)\b", re.I)
-_REMOTE = re.compile(r"\bremote\b", re.I)
-_ONSITE = re.compile(r"\b(on[- ]?site|in[- ]office)\b", re.I)
-_MONEY = re.compile(
-    r"(?P<cur>[$€£])\s?(?P<lo>\d+(?:[.,]\d+)?)\s*(?P<lok>[kK])?"
-    r"(?:\s*(?:-|\u2013|to)\s*[$€£]?\s?(?P<hi>\d+(?:[.,]\d+)?)\s*(?P<hik>[kK])?)?"
-)
-_CURRENCY = {"$": "USD", "€": "EUR", "£": "GBP"}
+# A field that says only where the job is done ("REMOTE", "Onsite") is no place.
+_WHERE_ONLY = re.compile(r"\W*(?:remote|on[- ]?site|in[- ]office|hybrid)\W*", re.I)
 
 
 class _Hit(msgspec.Struct, kw_only=True, frozen=True):
@@ -67,17 +66,19 @@ async def fetch(http: BoardHttp, source: HackerNews, name: str) -> Fetched:
         if posting is None:
             collector.skip("unparsed comment")
             continue
+        description, hidden = text.visible_text(comment.text)
         collector.add(
             external_id=comment.id,
             url=ITEM_URL.format(comment.id),
             title=posting.role,
             company=posting.company,
             locations=posting.locations,
-            remote=posting.remote,
+            workplace=posting.workplace,
             employment_type=posting.employment_type,
             salary=posting.salary,
             posted_at=parse_date(comment.created_at),
-            description=text.html_to_text(comment.text),
+            description=description,
+            hidden_parts=hidden,
         )
     return collector.result()
 
@@ -100,9 +101,14 @@ class Posting(msgspec.Struct, kw_only=True, frozen=True):
     company: str
     role: str
     locations: list[str] = []
-    remote: bool | None = None
+    workplace: Workplace | None = None
     employment_type: str | None = None
     salary: Salary | None = None
+
+    @property
+    def remote(self) -> bool | None:
+        """Remote for a remote workplace, not remote for an on-site one."""
+        return {"remote": True, "onsite": False}.get(self.workplace or "")
 
 
 def parse_comment(html: str) -> Posting | None:
@@ -113,45 +119,22 @@ def parse_comment(html: str) -> Posting | None:
     if len(fields) < 2 or len(fields[0]) > 120 or len(fields[1]) > 200:
         return None
     company, role, *rest = fields
+    rest = [f for f in rest if not f.lower().startswith(("http://", "https://", "www."))]
     locations: list[str] = []
-    remote: bool | None = None
     employment: str | None = None
     salary: Salary | None = None
     for field in rest:
-        lowered = field.lower()
-        if lowered.startswith(("http://", "https://", "www.")):
-            continue
-        if _REMOTE.search(field):
-            remote = True
-        elif _ONSITE.search(field) and remote is None:
-            remote = False
         if (kind := _TYPES.search(field)) is not None and employment is None:
             employment = kind.group(1).capitalize()
-        if (money := _MONEY.search(field)) is not None and salary is None:
-            salary = _salary(money)
+        if salary is None and (salary := salary_from_text(field)) is not None:
             continue
-        if not _REMOTE.fullmatch(field.strip()) and kind is None and not _ONSITE.fullmatch(field.strip()):
+        if kind is None and not _WHERE_ONLY.fullmatch(field):
             locations.append(field)
     return Posting(
         company=company,
         role=role,
         locations=locations,
-        remote=remote,
+        workplace=workplace_in_text(*rest),
         employment_type=employment,
         salary=salary,
-    )
-
-
-def _salary(match: re.Match[str]) -> Salary:
-    def amount(number: str | None, k: str | None) -> float | None:
-        if number is None:
-            return None
-        value = float(re.sub(r",(?=\d{3}\b)", "", number).replace(",", "."))  # 150,000 or 1,5
-        return value * 1000 if k else value
-
-    low = amount(match.group("lo"), match.group("lok") or match.group("hik"))
-    high = amount(match.group("hi"), match.group("hik"))
-    yearly = max(low or 0, high or 0) >= 1000
-    return Salary(
-        min=low, max=high, currency=_CURRENCY[match.group("cur")], interval="year" if yearly else None
     )

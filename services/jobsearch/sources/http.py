@@ -5,7 +5,8 @@ one request every `min_interval` seconds to any one host, retries only on 429 an
 timeouts and dropped connections), honouring `Retry-After`. What it promises the pipeline: every
 failure is a `SourceError` naming the board, the URL and what went wrong, and no response body
 larger than `max_bytes` is ever held in memory. What it promises the machine it runs on: no request
-to an internal address unless `allow_hosts` names it (jobsearch.sources.hosts).
+to an internal address unless `allow_hosts` names it (jobsearch.sources.hosts). What it promises
+whoever reads the trace: every request sent is a span (jobsearch.sources.spans).
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ import anyio
 import httpx
 import msgspec
 import structlog
+from opentelemetry import trace
+from opentelemetry.trace import Span
 
 from jetjobs import HostDenied, __version__, backoff_delay
 from jobsearch.retry_after import retry_after
+from jobsearch.sources import spans
 from jobsearch.sources.errors import FailureKind, SourceError
 from jobsearch.sources.hosts import CheckedTransport, board_host_policy
 
@@ -73,13 +77,19 @@ class BoardHttp:
 
     One per service process: the politeness limits are per host across every source it reads.
     Requests go through `CheckedTransport` (the host policy) unless a `transport` is given (tests'
-    `httpx.MockTransport`, which reaches no host).
+    `httpx.MockTransport`, which reaches no host). Each request sent is a CLIENT span on `tracer`
+    (the process's tracer by default: a no-op one while tracing is off).
     """
 
     def __init__(
-        self, policy: HttpPolicy | None = None, *, transport: httpx.AsyncBaseTransport | None = None
+        self,
+        policy: HttpPolicy | None = None,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        tracer: trace.Tracer | None = None,
     ):
         self.policy = policy or HttpPolicy()
+        self.tracer = tracer or spans.board_tracer()  # a test's own provider's, else the process's
         if transport is None:
             transport = CheckedTransport(board_host_policy(self.policy.allow_hosts))
         self.client = httpx.AsyncClient(
@@ -128,58 +138,74 @@ class BoardHttp:
         params: Mapping[str, Any] | None = None,
         accept: str = "*/*",
     ) -> Body:
-        """GET `url` politely, retrying 429/5xx/timeouts; raise SourceError on any failure."""
+        """GET `url` politely, retrying 429/5xx/timeouts; raise SourceError on any failure.
+
+        Every request sent, each retry too, is a CLIENT span (`jobsearch.sources.spans`).
+        """
         request = self.client.build_request("GET", url, params=params, headers={"Accept": accept})
+        for attempt in range(self.policy.retries + 1):
+            async with self._polite(request.url.host):
+                self.requests += 1
+                with spans.request_span(self.tracer, board, request, attempt) as span:
+                    outcome = await self._attempt(board, request, attempt, span)
+            if isinstance(outcome, Body):
+                return outcome
+            await anyio.sleep(outcome)  # the host's slot is free meanwhile
+        raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
+
+    async def _attempt(self, board: str, request: httpx.Request, attempt: int, span: Span) -> Body | float:
+        """Send `request` once: the Body, or the seconds to wait before the next attempt.
+
+        Raises:
+            SourceError: a failure not worth retrying, or any failure of the last attempt.
+        """
         shown = str(request.url)
-        policy = self.policy
-        for attempt in range(policy.retries + 1):
-            last = attempt == policy.retries
-            try:
-                async with self._polite(request.url.host):
-                    self.requests += 1
-                    status, headers, content = await self._send(board, request)
-            except SourceError as exc:
-                if last or not exc.retryable:
-                    raise
-                delay = self._backoff(attempt)
-                log.info("board.retry", board=board, url=shown, reason=exc.detail, delay=round(delay, 2))
-                await anyio.sleep(delay)
-                continue
-            if 200 <= status < 300:
-                return Body(shown, content, headers.get("content-type", "").lower())
-            if status in RETRY_STATUSES:
-                wait = retry_after(headers.get("retry-after"))
-                if wait is not None and wait > policy.max_retry_after:
-                    raise SourceError(
-                        board,
-                        "rate_limited",
-                        f"HTTP {status}, asked to wait {wait:.0f} s",
-                        url=shown,
-                        retry_after=wait,
-                    )
-                if last:
-                    kind: FailureKind = "rate_limited" if status == 429 else "server_error"
-                    raise SourceError(
-                        board,
-                        kind,
-                        f"HTTP {status} after {attempt + 1} attempts",
-                        url=shown,
-                        retry_after=wait,
-                    )
-                delay = wait if wait is not None else self._backoff(attempt)
-                log.info("board.retry", board=board, url=shown, status=status, delay=round(delay, 2))
-                await anyio.sleep(delay)
-                continue
-            raise _refused(board, status, shown)
-        raise AssertionError("unreachable: the loop returns or raises")  # pragma: no cover
+        try:
+            status, headers, content = await self._send(board, request, span)
+        except SourceError as exc:
+            spans.failed(span, exc, status=None)
+            if attempt == self.policy.retries or not exc.retryable:
+                raise
+            delay = self._backoff(attempt)
+            spans.retrying(span, delay, None)
+            log.info("board.retry", board=board, url=shown, reason=exc.detail, delay=round(delay, 2))
+            return delay
+        if 200 <= status < 300:
+            return Body(shown, content, headers.get("content-type", "").lower())
+        wait = retry_after(headers.get("retry-after")) if status in RETRY_STATUSES else None
+        error = self._given_up(board, status, wait, shown, attempt)
+        if error is not None:
+            spans.failed(span, error, status=status)
+            raise error
+        delay = wait if wait is not None else self._backoff(attempt)
+        spans.retrying(span, delay, wait)
+        log.info("board.retry", board=board, url=shown, status=status, delay=round(delay, 2))
+        return delay
+
+    def _given_up(
+        self, board: str, status: int, wait: float | None, url: str, attempt: int
+    ) -> SourceError | None:
+        """Why a request answered `status` fails now, or None when another attempt is worth it."""
+        if status not in RETRY_STATUSES:
+            return _refused(board, status, url)
+        if wait is not None and wait > self.policy.max_retry_after:
+            return SourceError(
+                board, "rate_limited", f"HTTP {status}, asked to wait {wait:.0f} s", url=url, retry_after=wait
+            )
+        if attempt == self.policy.retries:
+            kind: FailureKind = "rate_limited" if status == 429 else "server_error"
+            return SourceError(
+                board, kind, f"HTTP {status} after {attempt + 1} attempts", url=url, retry_after=wait
+            )
+        return None
 
     def _backoff(self, attempt: int) -> float:
         """`backoff` doubling from the first retry (attempt 0), spread by a quarter either way."""
         policy = self.policy
         return backoff_delay(attempt + 1, base=policy.backoff, cap=policy.max_retry_after, jitter=0.25)
 
-    async def _send(self, board: str, request: httpx.Request) -> tuple[int, httpx.Headers, bytes]:
-        """Send once: status, headers and a size-capped body within the deadline."""
+    async def _send(self, board: str, request: httpx.Request, span: Span) -> tuple[int, httpx.Headers, bytes]:
+        """Send once: status, headers and a size-capped body within the deadline (told to `span`)."""
         shown = str(request.url)
         cap = self.policy.max_bytes
         try:
@@ -198,6 +224,7 @@ class BoardHttp:
                         chunks.append(chunk)
                 finally:
                     await response.aclose()
+                    spans.answered(span, response.status_code, response.num_bytes_downloaded)
         except HostDenied as exc:
             raise SourceError(board, "host_denied", exc.reason, url=shown) from None
         except (TimeoutError, httpx.TimeoutException):

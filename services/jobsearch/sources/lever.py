@@ -1,9 +1,13 @@
 """Lever Postings API: `GET /v0/postings/{site}?mode=json&skip=N&limit=M`.
 
 The answer is a bare JSON array of postings; pages are read with `skip`/`limit` until a page
-comes back shorter than `limit`. `text` is the title, `categories` holds location, team,
-department and commitment, `createdAt` is epoch milliseconds, `descriptionPlain` and `lists`
-(HTML) the text, `salaryRange` the pay when the company publishes it. An unknown site is a 404.
+comes back shorter than `limit`. `text` is the title, `categories` holds location, allLocations,
+team, department and commitment, `workplaceType` is `unspecified`, `on-site`, `remote` or `hybrid`,
+`createdAt` is epoch milliseconds, `description` (HTML, else `descriptionPlain`), `lists` (HTML),
+`additional` and `salaryDescription` the text, `salaryRange` (`currency`, `interval`, `min`,
+`max`) the pay when the company publishes it. Lever documents no list of `interval` values; the
+ones mapped are those its postings carry (`per-year-salary`, `per-hour-wage`...). An unknown site
+is a 404.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from jobsearch.sources import text
 from jobsearch.sources.errors import SourceError
 from jobsearch.sources.fetched import Collector, Fetched, convert_each, parse_date
 from jobsearch.sources.http import BoardHttp
+from jobsearch.sources.workplace import workplace_named
 
 BASE_URL = "https://api.lever.co"
 PAGE = 100
@@ -63,8 +68,11 @@ class LeverPosting(msgspec.Struct, kw_only=True, frozen=True, rename="camel"):
     description_plain: str | None = None
     description: str | None = None
     lists: list[_List] = []
+    additional: str | None = None
     additional_plain: str | None = None
     salary_range: _SalaryRange | None = None
+    salary_description: str | None = None
+    salary_description_plain: str | None = None
 
 
 async def fetch(http: BoardHttp, source: Lever, name: str) -> Fetched:
@@ -89,12 +97,20 @@ async def fetch(http: BoardHttp, source: Lever, name: str) -> Fetched:
 
 def _add(collector: Collector, p: LeverPosting, site: str) -> None:
     cat = p.categories
-    workplace = (p.workplace_type or "").lower()
-    parts = [p.description_plain or text.html_to_text(p.description)]
-    for item in p.lists:
-        parts.append(f"{text.line(item.text)}\n{text.html_to_text(item.content)}")
-    if p.additional_plain:
-        parts.append(p.additional_plain)
+    workplace = workplace_named(p.workplace_type)
+    # The HTML, where there is some, rather than Lever's plain copy of it: only the markup shows
+    # what a reader of the posting cannot see.
+    hidden = 0
+    parts: list[str] = []
+    for html, plain, heading in (
+        (p.description, p.description_plain, None),
+        *((item.content, None, item.text) for item in p.lists),
+        (p.additional, p.additional_plain, None),
+        (p.salary_description, p.salary_description_plain, None),
+    ):
+        body, count = text.visible_text(html) if html else (text.tidy(plain), 0)
+        hidden += count
+        parts.append(f"{text.line(heading)}\n{body}" if heading else body)
     salary = None
     if p.salary_range is not None:
         r = p.salary_range
@@ -104,11 +120,12 @@ def _add(collector: Collector, p: LeverPosting, site: str) -> None:
         url=p.hosted_url,
         title=p.text,
         company=site,
-        locations=cat.allLocations or ([cat.location] if cat.location else []),
-        remote=True if workplace == "remote" else (False if workplace in ("on-site", "onsite") else None),
+        locations=[cat.location or "", *cat.allLocations],
+        workplace=workplace,
         employment_type=cat.commitment,
         salary=salary,
         posted_at=parse_date(p.created_at),
         description=text.tidy("\n\n".join(part for part in parts if part)),
+        hidden_parts=hidden,
         department=cat.team or cat.department,
     )

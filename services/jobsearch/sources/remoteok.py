@@ -49,15 +49,17 @@ async def fetch(http: BoardHttp, source: RemoteOK, name: str) -> Fetched:
     jobs = [item for item in body if not (isinstance(item, dict) and "legal" in item)]
     for job in convert_each(jobs, RemoteOKJob, collector):
         low, high = job.salary_min or None, job.salary_max or None
+        description, hidden = text.visible_text(job.description)
         collector.add(
             external_id=job.id,
             url=job.url,
             title=job.position,
             company=job.company,
             locations=[job.location or ""],
-            remote=True,
+            workplace="remote",
             salary=Salary(min=low, max=high, currency="USD", interval="year") if low or high else None,
             posted_at=parse_date(job.date or job.epoch),
-            description=text.html_to_text(job.description),
+            description=description,
+            hidden_parts=hidden,
         )
     return collector.result()

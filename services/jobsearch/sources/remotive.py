@@ -2,9 +2,10 @@
 
 `{"0-legal-notice": ..., "job-count": N, "jobs": [...]}`; each job has `id`, `url`, `title`,
 `company_name`, `category`, `job_type` (`full_time`...), `publication_date`,
-`candidate_required_location`, `salary` (free text, kept in the description) and `description`
-(HTML). Every job is remote. Remotive's terms: link back to the posting on Remotive and name
-Remotive as the source (the listing's URL is the Remotive page, its board is `remotive`).
+`candidate_required_location`, `salary` (free text: read as the salary, still the board's own
+field, and kept as the description's first line) and `description` (HTML). Every job is remote.
+Remotive's terms: link back to the posting on Remotive and name Remotive as the source (the
+listing's URL is the Remotive page, its board is `remotive`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 import msgspec
 
 from jobsearch.profile import Remotive
+from jobsearch.salary import salary_from_text
 from jobsearch.sources import text
 from jobsearch.sources.fetched import Collector, Fetched, convert_each, parse_date
 from jobsearch.sources.http import BoardHttp
@@ -51,19 +53,23 @@ async def fetch(http: BoardHttp, source: Remotive, name: str) -> Fetched:
     collector = Collector("remotive", name)
     jobs = body.get("jobs") if isinstance(body, dict) else None
     for job in convert_each(jobs, RemotiveJob, collector):
-        description = text.html_to_text(job.description)
-        if job.salary and job.salary.strip():
-            description = f"Salary: {text.line(job.salary)}\n\n{description}".strip()
+        description, hidden = text.visible_text(job.description)
+        pay = text.line(job.salary)
+        salary = salary_from_text(pay)
+        if pay:
+            description = f"Salary: {pay}\n\n{description}".strip()
         collector.add(
             external_id=job.id,
             url=job.url,
             title=job.title,
             company=job.company_name,
             locations=[job.candidate_required_location or ""],
-            remote=True,
+            workplace="remote",
+            salary=msgspec.structs.replace(salary, stated="field") if salary else None,
             employment_type=_TYPES.get(job.job_type or "", job.job_type),
             posted_at=parse_date(job.publication_date),
             description=description,
+            hidden_parts=hidden,
             department=job.category,
         )
     return collector.result()

@@ -1,8 +1,11 @@
 """Any RSS or Atom feed, parsed by feedparser (the body is fetched by BoardHttp, never by feedparser).
 
 Each entry becomes a listing: `id` (or `link`) as its id, `title`, `link`, `published`/`updated`,
-`summary`/`content` (HTML) as the description, `author` as the company when there is one. We Work
-Remotely's feeds title each item `Company: Title` and carry a `region` element: both are mapped.
+`summary`/`content` (HTML) as the description, `author` as the company when there is one, the
+first `category` as the department. The workplace is what the title, region and categories say
+(remote, hybrid, on-site); pay is read from the description (`jobsearch.sources.fetched`). We Work
+Remotely's feeds title each item `Company: Title` and carry `region` and `type` (employment type)
+elements: all are mapped, and every We Work Remotely job is remote.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from jobsearch.sources import text
 from jobsearch.sources.errors import SourceError
 from jobsearch.sources.fetched import Collector, Fetched
 from jobsearch.sources.http import BoardHttp
+from jobsearch.sources.workplace import workplace_in_text
 
 ACCEPT = "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1"
 
@@ -50,16 +54,22 @@ async def fetch(http: BoardHttp, source: Rss, name: str) -> Fetched:
             company, title = title.split(": ", 1)
         content = entry.get("content") or []
         html = content[0].get("value") if content else entry.get("summary")
-        region = entry.get("region")
+        region = entry.get("region") if isinstance(entry.get("region"), str) else None
+        categories = [t.get("term") for t in entry.get("tags") or [] if isinstance(t.get("term"), str)]
+        kind = entry.get("type")
+        description, hidden = text.visible_text(html)
         collector.add(
             external_id=entry.get("id") or entry.get("link"),
             url=entry.get("link"),
             title=title,
             company=company or ("" if wwr else feed_title),
-            locations=[region] if isinstance(region, str) else [],
-            remote=True if wwr else None,
+            locations=[region] if region else [],
+            workplace="remote" if wwr else workplace_in_text(title, region, *categories),
+            employment_type=kind if isinstance(kind, str) else None,
             posted_at=_date(entry.get("published_parsed") or entry.get("updated_parsed")),
-            description=text.html_to_text(html),
+            description=description,
+            hidden_parts=hidden,
+            department=categories[0] if categories else None,
         )
     return collector.result()
 

@@ -15,7 +15,7 @@ from datetime import date, timedelta
 
 import msgspec
 
-from jobsearch.listing import Salary, SalaryInterval
+from jobsearch.listing import Salary, SalaryInterval, Workplace
 from jobsearch.profile import Sample
 from jobsearch.sources import text
 from jobsearch.sources.fetched import Collector, Fetched, parse_date
@@ -30,6 +30,7 @@ class SamplePosting(msgspec.Struct, kw_only=True, frozen=True):
     company: str = ""
     locations: list[str] = []
     remote: bool | None = None
+    workplace: Workplace | None = None
     employment_type: str | None = None
     salary: Salary | None = None
     posted_at: str | None = None
@@ -57,6 +58,7 @@ def fetch(source: Sample, name: str) -> Fetched:
     collector = Collector("sample", name)
     postings = bundled().postings if source.size is None else generate(source.size)
     for p in postings:
+        description, hidden = text.visible_text(p.description)
         collector.add(
             external_id=p.id,
             url=p.url,
@@ -64,10 +66,12 @@ def fetch(source: Sample, name: str) -> Fetched:
             company=p.company,
             locations=p.locations,
             remote=p.remote,
+            workplace=p.workplace,
             employment_type=p.employment_type,
             salary=p.salary,
             posted_at=parse_date(p.posted_at),
-            description=text.html_to_text(p.description),
+            description=description,
+            hidden_parts=hidden,
             department=p.department,
         )
     return collector.result()

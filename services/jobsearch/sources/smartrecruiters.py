@@ -2,10 +2,12 @@
 
 `GET /v1/companies/{company}/postings?limit=100&offset=N` gives `{"offset", "limit",
 "totalFound", "content": [...]}` with `id`, `name` (the title), `releasedDate`, `location`
-(`city`, `region`, `country`, `remote`), `department.label`, `typeOfEmployment.label` and
+(`city`, `region`, `country`, `remote`; `fullLocation` and `hybrid` are read when present, though
+the Posting API's documentation lists neither), `department.label`, `typeOfEmployment.label` and
 `company.name`. `GET /v1/companies/{company}/postings/{id}` adds `postingUrl` and `jobAd.sections`
-(HTML text). Details are read for at most `MAX_DETAILS` postings (one request each, politely
-spaced); a posting whose detail cannot be read is kept without its description.
+(HTML text). The Posting API documents no compensation: pay is read from the job ad's text.
+Details are read for at most `MAX_DETAILS` postings (one request each, politely spaced); a
+posting whose detail cannot be read is kept without its description.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import anyio
 import msgspec
 
+from jobsearch.listing import Workplace
 from jobsearch.profile import SmartRecruiters
 from jobsearch.sources import text
 from jobsearch.sources.errors import SourceError
@@ -42,7 +45,23 @@ class _Location(msgspec.Struct, kw_only=True, frozen=True):
     region: str | None = None
     country: str | None = None
     remote: bool | None = None
+    hybrid: bool | None = None
     full_location: str | None = msgspec.field(default=None, name="fullLocation")
+
+    @property
+    def place(self) -> str:
+        """`fullLocation`, else city, region and country (a country code in capitals)."""
+        country = self.country.upper() if self.country and len(self.country) == 2 else self.country
+        return self.full_location or ", ".join(x for x in (self.city, self.region, country) if x)
+
+    @property
+    def workplace(self) -> Workplace | None:
+        """Remote or hybrid by the flags; on-site only when both flags say no."""
+        if self.remote:
+            return "remote"
+        if self.hybrid:
+            return "hybrid"
+        return "onsite" if self.remote is False and self.hybrid is False else None
 
 
 class SmartRecruitersPosting(msgspec.Struct, kw_only=True, frozen=True, rename="camel"):
@@ -109,23 +128,27 @@ async def fetch(http: BoardHttp, source: SmartRecruiters, name: str) -> Fetched:
                 tg.start_soon(detail, posting.id)
     for p in postings:
         found = details.get(p.id or "")
-        loc = p.location
-        place = loc.full_location or ", ".join(x for x in (loc.city, loc.region, loc.country) if x)
         sections = found.job_ad.sections if found and found.job_ad else {}
-        description = "\n\n".join(
-            f"{text.line(s.title)}\n{text.html_to_text(s.text)}".strip() for s in sections.values() if s.text
-        )
+        parts: list[str] = []
+        hidden = 0
+        for section in sections.values():
+            plain, count = text.visible_text(section.text)
+            hidden += count
+            if section.text:
+                parts.append(f"{text.line(section.title)}\n{plain}".strip())
         company_id = (p.company.identifier if p.company else None) or source.company
         collector.add(
             external_id=p.id,
             url=(found.posting_url if found else None) or f"{PUBLIC_URL}/{company_id}/{p.id}",
             title=p.name,
             company=(p.company.name if p.company else None) or source.company,
-            locations=[place],
-            remote=loc.remote,
+            locations=[p.location.place],
+            remote=p.location.remote,
+            workplace=p.location.workplace,
             employment_type=p.type_of_employment.label if p.type_of_employment else None,
             posted_at=parse_date(p.released_date),
-            description=text.tidy(description),
+            description=text.tidy("\n\n".join(parts)),
+            hidden_parts=hidden,
             department=p.department.label if p.department else None,
         )
     return collector.result()

@@ -2,7 +2,12 @@
 
 One request gives the account: `{"name": ..., "jobs": [...]}` where each job has `title`,
 `shortcode`, `employment_type`, `telecommuting`, `department`, `url`, `published_on`, `city`,
-`state`, `country`, `locations` and, with `details=true`, `description` (HTML).
+`state`, `country`, `locations` (each `city`, `region`, `country`, `countryCode`, `hidden`) and,
+with `details=true`, `description` (HTML). The widget documents no workplace beyond
+`telecommuting` and no pay; Workable's authenticated API (SPI v3) has `workplace_type` (`on_site`,
+`hybrid`, `remote`, in its `location`) and `salary` (`salary_from`, `salary_to`,
+`salary_currency`, no interval), and these are read in that shape when a widget answer carries
+them. Otherwise pay is read from the description.
 """
 
 from __future__ import annotations
@@ -11,10 +16,13 @@ from typing import Any
 
 import msgspec
 
+from jobsearch.listing import Salary
 from jobsearch.profile import Workable
+from jobsearch.salary import inferred_interval
 from jobsearch.sources import text
 from jobsearch.sources.fetched import Collector, Fetched, convert_each, parse_date
 from jobsearch.sources.http import BoardHttp
+from jobsearch.sources.workplace import workplace_named
 
 BASE_URL = "https://apply.workable.com"
 
@@ -24,6 +32,13 @@ class _Location(msgspec.Struct, kw_only=True, frozen=True):
     region: str | None = None
     country: str | None = None
     hidden: bool = False
+    workplace_type: str | None = None
+
+
+class _Salary(msgspec.Struct, kw_only=True, frozen=True):
+    salary_from: float | None = None
+    salary_to: float | None = None
+    salary_currency: str | None = None
 
 
 class WorkableJob(msgspec.Struct, kw_only=True, frozen=True):
@@ -33,6 +48,9 @@ class WorkableJob(msgspec.Struct, kw_only=True, frozen=True):
     shortcode: str | None = None
     employment_type: str | None = None
     telecommuting: bool | None = None
+    workplace_type: str | None = None
+    location: _Location | None = None
+    salary: _Salary | None = None
     department: str | None = None
     url: str | None = None
     shortlink: str | None = None
@@ -59,6 +77,8 @@ async def fetch(http: BoardHttp, source: Workable, name: str) -> Fetched:
     jobs = body.get("jobs") if isinstance(body, dict) else None
     for job in convert_each(jobs, WorkableJob, collector):
         places = [_place(loc.city, loc.region, loc.country) for loc in job.locations if not loc.hidden]
+        workplace = job.workplace_type or (job.location.workplace_type if job.location else None)
+        description, hidden = text.visible_text(job.description)
         collector.add(
             external_id=job.shortcode,
             url=job.url or job.shortlink,
@@ -66,9 +86,20 @@ async def fetch(http: BoardHttp, source: Workable, name: str) -> Fetched:
             company=company if isinstance(company, str) else source.account,
             locations=places or [_place(job.city, job.state, job.country)],
             remote=job.telecommuting,
+            workplace=workplace_named(workplace),
+            salary=_salary(job.salary),
             employment_type=job.employment_type,
             posted_at=parse_date(job.published_on or job.created_at),
-            description=text.html_to_text(job.description),
+            description=description,
+            hidden_parts=hidden,
             department=job.department,
         )
     return collector.result()
+
+
+def _salary(salary: _Salary | None) -> Salary | None:
+    """Workable's salary object; it names no interval, so a year's size is read as a year."""
+    if salary is None or (salary.salary_from is None and salary.salary_to is None):
+        return None
+    low, high = salary.salary_from, salary.salary_to
+    return Salary(min=low, max=high, currency=salary.salary_currency, interval=inferred_interval(low, high))

@@ -1,0 +1,258 @@
+"""Pay stated in a posting's text: `salary_from_text("€65.000 - €80.000 brutto/Jahr")`.
+
+The text is cut into statements (lines, sentences, bullets, `|`-separated fields) and each money
+amount or range in it is read with its currency, its interval and the words around it:
+
+- Numbers are read as English or German write them: `65,000`, `65.000`, `65 000`, `110'000`,
+  `65k`, `65.000,-`; `k` means a thousand. A range is `A - B`, `A to B`, `A bis B` or
+  `zwischen A und B`; `up to`/`bis zu` gives only a maximum, `from`/`ab` and a trailing `+` only a
+  minimum. One figure alone is a range of one (min = max).
+- A currency is a symbol (`$` is US dollars unless written `CA$`, `A$`...), an ISO code or a word.
+  An amount without one is pay only in a statement about pay (salary, Gehalt, brutto, an interval)
+  and only when written like pay (`60,000`, `60.000`, `60k`): years, counts and phone numbers are not.
+- The interval is the one named right after the amount (`/hr`, `per hour`, `pro Monat`, `p.a.`,
+  `brutto/Jahr`...) or just before it (`Stundenlohn`, `annual salary of`). When none is named, an
+  amount of 10,000 or more is a year's pay; one below 300 is not read as pay at all (an hourly rate
+  must say so); one in between is pay of unknown interval, and only in a statement about pay.
+- Not pay: amounts in millions or billions (funding, revenue), amounts beside a perk, a price, a
+  count or a retirement plan ("$5,000 learning budget", "401(k) match up to $6,000", "costs $49/
+  month"), and amounts outside what a salary is stated in for their interval (an hour's pay of
+  $3, a month's of $49).
+
+Of several readings, the one in a statement about pay wins, then a range over one figure, then a
+named interval and currency; among equals, the first.
+
+Why not Babel: `babel.numbers.parse_decimal` reads one number already cut out of the text, in a
+locale given by the caller. A posting names no locale (a German posting writes `€65,000` as often
+as `65.000 €`), and finding the amounts, their ranges, `k`, the interval and the words beside them
+is the hard part, which Babel does not do. The reader is a set of regular expressions (`_money`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Final
+
+from jobsearch.listing import Salary, SalaryInterval
+from jobsearch.salary import _money as m
+
+TEXT_LIMIT: Final = 50_000  # characters read; pay is stated near the top or in a closing section
+
+
+def _side(n: int) -> str:
+    return (
+        rf"(?:(?P<c{n}>{m.CURRENCY})\s?)?(?P<n{n}>{m.NUMBER})(?P<k{n}>{m.MULTIPLIER})?"
+        rf"(?P<plus{n}>\+)?(?:\s?(?P<p{n}>{m.CURRENCY}))?"
+    )
+
+
+# A hyphen or any dash (en, em, figure, minus), a tilde, or a word.
+_SEPARATOR = r"\s*(?:[-\u2012\u2013\u2014\u2212~]|\bto\b|\bbis\b|\band\b|\bund\b)\s*"
+_AMOUNT: Final = re.compile(rf"{_side(1)}(?:{_SEPARATOR}{_side(2)})?", re.I)
+_CURRENCY_ANYWHERE: Final = re.compile(m.CURRENCY, re.I)
+_GROUPED: Final = re.compile(r"\d[.,'\u2019]\d{3}(?!\d)")
+_NOT_ALLOWED_IN_GAP: Final = re.compile(r"\b(?:and|und|plus|with|mit|for|für|of|von|or|oder)\b|\+", re.I)
+_BY_LOWER: Final = {token.lower(): iso for token, iso in m.CURRENCIES.items()}
+_BEFORE_CHARS = 50  # how far before an amount its interval or a perk word is looked for
+_AFTER_CHARS = 40
+_INTERVAL_GAP = 20  # an interval named after the amount starts within this many characters
+
+
+@dataclass(frozen=True, slots=True)
+class _Amount:
+    """One side of a range as written."""
+
+    value: float
+    currency: str | None
+    multiplied: bool  # had its own k (or TEUR)
+    grouped: bool  # written with thousands separators
+    large: bool  # millions or billions: never pay
+    plus: bool
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    salary: Salary
+    about_pay: bool
+    start: int
+
+    def rank(self) -> tuple[bool, bool, bool, bool, int]:
+        s = self.salary
+        ranged = s.min is not None and s.max is not None and s.min != s.max
+        return (self.about_pay, ranged, s.interval is not None, s.currency is not None, -self.start)
+
+
+def salary_from_text(text: str | None) -> Salary | None:
+    """The pay a posting's text states, or None when it states none (see the module docstring).
+
+    Args:
+        text: plain text (a description, a free-text pay field, one line of a posting).
+
+    Returns:
+        `Salary(min, max, currency, interval, stated="text")`; min or max is None for "up to" and
+        "from" statements, currency None when the text names none.
+    """
+    if not text:
+        return None
+    readings: list[_Reading] = []
+    offset = 0  # where the segment starts, near enough to order the readings
+    for segment in m.SEGMENT_BREAK.split(text[:TEXT_LIMIT]):
+        readings.extend(_read_segment(segment, offset))
+        offset += len(segment) + 1
+    if not readings:
+        return None
+    return max(readings, key=_Reading.rank).salary
+
+
+def stated_interval(text: str | None) -> SalaryInterval | None:
+    """The pay interval a short text names (`"per hour"`, `"Monatsgehalt"`, `"p.a."`), if any."""
+    if not text:
+        return None
+    hit = m.INTERVAL.search(text)
+    return m.interval_of(hit) if hit else None
+
+
+def inferred_interval(low: float | None, high: float | None) -> SalaryInterval | None:
+    """The interval of an amount whose interval nobody named: a year from 10,000 up, else unknown."""
+    top = max((v for v in (low, high) if v is not None), default=None)
+    return "year" if top is not None and top >= m.YEARLY_FROM else None
+
+
+class _Segment:
+    """One statement of the text; whether it is about pay is asked only when an amount needs it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = m.RETIREMENT_PLAN.sub(" retirement plan ", text)
+
+    @functools.cached_property
+    def about_pay(self) -> bool:
+        return bool(m.PAY_WORDS.search(self.text) or m.INTERVAL.search(self.text))
+
+
+def _read_segment(text: str, offset: int) -> list[_Reading]:
+    segment = _Segment(text)
+    out: list[_Reading] = []
+    for match in _AMOUNT.finditer(segment.text):
+        salary = _salary(segment, match)
+        if salary is not None:
+            out.append(_Reading(salary, segment.about_pay, offset + match.start()))
+    return out
+
+
+def _salary(segment: _Segment, match: re.Match[str]) -> Salary | None:  # noqa: PLR0911 - one exit per reason
+    low = _side_amount(match, 1)
+    high = _side_amount(match, 2) if match.group("n2") else None
+    end = match.end()
+    if high is not None:
+        low, high = _share_multiplier(low, high)
+        if not low.value <= high.value <= low.value * 4:  # "5,000 and 20 days": not a range
+            high = None
+            end = max(match.end(g) for g in ("n1", "k1", "plus1", "p1") if match.group(g) is not None)
+    text = segment.text
+    if low.large or (high is not None and high.large) or text[end : end + 1] == "%":
+        return None  # funding, revenue; a percentage
+    before, after = text[max(0, match.start() - _BEFORE_CHARS) : match.start()], text[end : end + 80]
+    currency = low.currency or (high.currency if high else None)
+    if currency is None:
+        # Written like pay, not a year, a count or a phone number ("+49 30 ...", "(555) ..."),
+        # and in a statement about pay; the currency, if any, named elsewhere in it.
+        if not (low.grouped or low.multiplied) or before.rstrip().endswith(("+", "(")):
+            return None
+        if not segment.about_pay:
+            return None
+        currency = _currency_in(text)
+    interval, after_interval = _interval(before, after)
+    if _beside_not_pay(before, after_interval):
+        return None
+    values = [low.value] if high is None else [low.value, high.value]
+    if interval is None:
+        interval = inferred_interval(min(values), max(values))
+        if interval is None and (max(values) < m.UNNAMED_FROM or not segment.about_pay):
+            return None
+    if interval is not None:
+        floor, ceiling = m.PLAUSIBLE[interval]
+        if not all(floor <= v <= ceiling for v in values):
+            return None
+    lo, hi = _bounds(text[: match.start()], low, high)
+    return Salary(min=lo, max=hi, currency=currency, interval=interval, stated="text")
+
+
+def _side_amount(match: re.Match[str], n: int) -> _Amount:
+    raw = match.group(f"n{n}")
+    multiplier = (match.group(f"k{n}") or "").strip().rstrip(".").lower()
+    tokens = [t for t in (match.group(f"c{n}"), match.group(f"p{n}")) if t]
+    value = m.number_value(raw)
+    thousands = multiplier in ("k", "tsd", "thousand", "tausend") or any(
+        t.upper() in m.THOUSANDS_CURRENCIES for t in tokens
+    )
+    if thousands:
+        value *= 1000
+    currency = next((_iso(t) for t in tokens), None)
+    return _Amount(
+        value=value,
+        currency=currency,
+        multiplied=thousands,
+        grouped=bool(_GROUPED.search(raw)),
+        large=bool(multiplier) and bool(m.MILLIONS.fullmatch(multiplier) or m.BILLIONS.fullmatch(multiplier)),
+        plus=bool(match.group(f"plus{n}")),
+    )
+
+
+def _share_multiplier(low: _Amount, high: _Amount) -> tuple[_Amount, _Amount]:
+    """`80-95k`: the k written once belongs to both sides; so does a currency written once."""
+    if high.multiplied and not low.multiplied and low.value < 1000:
+        low = _Amount(low.value * 1000, low.currency, True, low.grouped, low.large, low.plus)
+    elif low.multiplied and not high.multiplied and high.value < 1000:
+        high = _Amount(high.value * 1000, high.currency, True, high.grouped, high.large, high.plus)
+    if low.currency is None and high.currency is not None:
+        low = _Amount(low.value, high.currency, low.multiplied, low.grouped, low.large, low.plus)
+    return low, high
+
+
+def _interval(before: str, after: str) -> tuple[SalaryInterval | None, str]:
+    """The interval named right after the amount (else just before it), and the text after it."""
+    after = re.split(r"\d|(?<=[.!?])\s", after, maxsplit=1)[0][:_AFTER_CHARS]
+    hit = m.INTERVAL.search(after)
+    if hit and hit.start() <= _INTERVAL_GAP and not _NOT_ALLOWED_IN_GAP.search(after[: hit.start()]):
+        return m.interval_of(hit), after[hit.end() :]
+    before = re.split(r"\d", before)[-1]  # not the interval of an earlier amount
+    named = list(m.INTERVAL.finditer(before))
+    return (m.interval_of(named[-1]) if named else None), after
+
+
+def _beside_not_pay(before: str, after: str) -> bool:
+    """A perk, price, funding or count word right before or after the amount (and no pay word)."""
+    before = re.split(r"\d", before)[-1]
+    perk = list(m.NOT_PAY_WORDS.finditer(before))
+    if perk:
+        pay = list(m.PAY_WORDS.finditer(before))
+        if not pay or pay[-1].start() < perk[-1].start():
+            return True
+    for token in after.split()[:3]:
+        word = token.strip(".,:;!?\"'")
+        if m.NOT_PAY_WORDS.fullmatch(word):
+            return True
+        if not word or m.PAY_WORDS.search(word) or m.JOINERS.match(word):
+            return False
+    return False
+
+
+def _bounds(before: str, low: _Amount, high: _Amount | None) -> tuple[float | None, float | None]:
+    if high is not None:
+        return low.value, high.value
+    if m.UP_TO.search(before):
+        return None, low.value
+    if low.plus or m.AT_LEAST.search(before):
+        return low.value, None
+    return low.value, low.value
+
+
+def _currency_in(segment: str) -> str | None:
+    hit = _CURRENCY_ANYWHERE.search(segment)
+    return _iso(hit.group(0)) if hit else None
+
+
+def _iso(token: str) -> str | None:
+    return m.CURRENCIES.get(token) or _BY_LOWER.get(token.lower())
