@@ -88,6 +88,12 @@ class Writing(_Base, kw_only=True, frozen=True):
     signature: str | None = None
 
 
+class Drafting(_Base, kw_only=True, frozen=True):
+    """Whether the pipeline drafts at all (off: listings only, e.g. to triage a broad search)."""
+
+    enabled: bool = True
+
+
 class _Source(_Base, tag_field="board", kw_only=True, frozen=True):
     """A board to read; `base_url` points it at a mirror, a proxy or a test server."""
 
@@ -176,6 +182,7 @@ class Profile(_Base, kw_only=True, frozen=True):
     search: Search = Search()
     writing: Writing = Writing()
     sources: list[Source] = []
+    drafting: Drafting = Drafting()
 
 
 class ProfileError(ConfigError):

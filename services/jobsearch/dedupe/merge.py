@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from jobsearch.dedupe import company, normalise
-from jobsearch.listing import Listing, MergedListing, Salary, SourceRef
+from jobsearch.listing import Listing, MergedListing, SourceRef
+from jobsearch.salary import best_salary
 
 # The company's own boards rank before aggregators as the primary posting.
 _OWN_BOARDS = ("greenhouse", "lever", "ashby", "workable", "smartrecruiters")
@@ -91,8 +92,3 @@ def union(
 def _place_key(location: str) -> str:
     """One key per place: "Berlin, Germany" and "Berlin" are one place."""
     return normalise.city(location) or normalise.place(location)
-
-
-def best_salary(salaries: object) -> Salary | None:  # TEMPORARY until jobsearch.salary lands
-    found = [s for s in salaries if isinstance(s, Salary)]  # type: ignore[attr-defined]
-    return found[0] if found else None

@@ -23,9 +23,12 @@ _SPACES = re.compile(r"\s+")
 
 def text(value: str) -> str:
     """NFKC, case folded, without accents; punctuation as spaces; one space between words."""
-    folded = unicodedata.normalize("NFKC", value).casefold()
-    bare = unicodedata.normalize("NFC", _without_accents(folded))
-    return _SPACES.sub(" ", _PUNCT.sub(" ", bare.replace("_", " "))).strip()
+    if value.isascii():  # most text: nothing to fold but case (and the Unicode passes are slow)
+        bare = value.lower()
+    else:
+        folded = unicodedata.normalize("NFKC", value).casefold()
+        bare = unicodedata.normalize("NFC", _without_accents(folded))
+    return " ".join(_PUNCT.sub(" ", bare.replace("_", " ")).split())
 
 
 def _without_accents(value: str) -> str:
@@ -106,6 +109,13 @@ def title_level(title_word_list: list[str]) -> str:
     levels = sorted({vocabulary.LEVEL_WORDS[w] for w in title_word_list if w in vocabulary.LEVEL_WORDS})
     numerals = [w for w in title_word_list[-1:] if w in vocabulary.NUMERAL_LEVELS]
     return "+".join(levels + numerals)
+
+
+def title_tokens(core: str) -> list[str]:
+    """The words of a title's core that say which job it is, for blocking candidates: without the
+    words every title has ("engineer", "software"); `*` for a title of only such words."""
+    tokens = sorted({w for w in core.split() if w not in vocabulary.GENERIC_TITLE_WORDS})
+    return tokens or ["*"]
 
 
 def title_core(title_word_list: list[str]) -> str:

@@ -20,15 +20,11 @@ class Posting(msgspec.Struct, kw_only=True, frozen=True):
     """A posting with its matching features, its canonical URLs and its fingerprint."""
 
     listing: Listing
+    key: str  # `board:external_id`: the posting's identity in the seen-set
     features: match.Features
     urls: list[str]  # its own canonical URL, then the board postings its text links to
     company_keys: list[str]  # its company's key, and the hiring company an agency's copy names
     fingerprint: str  # changes when what the posting says changes (not when it is only fetched again)
-
-    @property
-    def key(self) -> str:
-        """`board:external_id`: the posting's identity in the seen-set."""
-        return self.listing.key
 
 
 def posting_of(listing: Listing) -> Posting:
@@ -39,7 +35,12 @@ def posting_of(listing: Listing) -> Posting:
     keys = [features.company] if features.company else []
     keys += [k for k in company.named_employers(listing) if k not in keys]
     return Posting(
-        listing=listing, features=features, urls=urls, company_keys=keys, fingerprint=fingerprint(listing)
+        listing=listing,
+        key=listing.key,
+        features=features,
+        urls=urls,
+        company_keys=keys,
+        fingerprint=fingerprint(listing),
     )
 
 

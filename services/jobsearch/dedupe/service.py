@@ -111,7 +111,8 @@ class Dedupe:
                 ExportJob(run_id=job.run_id, listing=listing), export_key(job.run_id, listing)
             )
             await self._in_thread(lambda: self._open().mark_exported(listing.id, listing.revision))
-        if decision.draft:
+        # With drafting off the listing stays owed its draft: a later run with it on writes it.
+        if decision.draft and job.profile.drafting.enabled:
             draft = DraftJob(run_id=job.run_id, listing=listing, profile=job.profile)
             await submit.draft(draft, draft_key(job.run_id, listing.id), draft_job_id(listing.id))
             await self._in_thread(lambda: self._open().mark_drafted(listing.id, job.listing.key))
@@ -119,7 +120,7 @@ class Dedupe:
             "listing_id": listing.id,
             "outcome": decision.outcome,
             "how": decision.how,
-            "state": "drafted" if decision.draft else decision.state,
+            "state": "drafted" if decision.draft and job.profile.drafting.enabled else decision.state,
             "drop_reason": decision.drop_reason,
             "sources": len(listing.sources),
             "revision": listing.revision,

@@ -28,7 +28,7 @@ from typing import Literal
 import msgspec
 
 from jobsearch.db import immediate, open_db, open_db_retrying
-from jobsearch.dedupe import match, merge, tables
+from jobsearch.dedupe import match, merge, normalise, tables
 from jobsearch.dedupe.filters import drop_reason
 from jobsearch.dedupe.posting import Posting, posting_of
 from jobsearch.listing import Listing, MergedListing
@@ -188,46 +188,64 @@ class _Recording:
         return None
 
     def _fuzzy(self) -> tuple[str, str, match.Verdict] | None:
-        """The best fuzzy match among the listings of the same company (or one it names)."""
+        """The best fuzzy match among the listings of the same company (or one it names) that
+        share a word of the title that tells jobs apart."""
         keys = self.posting.company_keys
         if not keys:
             return None
         own = keys[0]
+        tokens = normalise.title_tokens(self.posting.features.title)
+        in_tokens = f"t.token IN ({', '.join('?' * len(tokens))})"
         rows = self.db.execute(
-            "SELECT DISTINCT listing_id, company_key FROM dedupe_company_keys"
-            f" WHERE company_key IN ({', '.join('?' * len(keys))})",
-            keys,
+            "SELECT DISTINCT t.listing_id, t.company_key, l.features FROM dedupe_title_tokens t"
+            " JOIN dedupe_listings l ON l.id = t.listing_id"
+            f" WHERE t.company_key IN ({', '.join('?' * len(keys))}) AND {in_tokens}",
+            (*keys, *tokens),
         ).fetchall()
-        block = {r["listing_id"]: ("fuzzy" if r["company_key"] == own else "employer") for r in rows}
+        block: dict[str, str] = {}
+        features: dict[str, bytes] = {}
+        for r in rows:
+            if r["company_key"] == own or r["listing_id"] not in block:
+                block[r["listing_id"]] = "fuzzy" if r["company_key"] == own else "employer"
+            features[r["listing_id"]] = r["features"]
         related: set[str] = set()
         if len(own) >= match.RELATED_COMPANY:
             prefixes = [own[:n] for n in range(match.RELATED_COMPANY, len(own))]
             rows = self.db.execute(
-                "SELECT DISTINCT listing_id FROM dedupe_company_keys"
-                " WHERE (company_key > ? AND company_key < ?)"
-                f" OR company_key IN ({', '.join('?' * len(prefixes))})",
-                (own, own + "\U0010ffff", *prefixes),
+                "SELECT DISTINCT t.listing_id, l.features FROM dedupe_title_tokens t"
+                " JOIN dedupe_listings l ON l.id = t.listing_id"
+                " WHERE ((t.company_key > ? AND t.company_key < ?)"
+                f" OR t.company_key IN ({', '.join('?' * len(prefixes))})) AND {in_tokens}",
+                (own, own + "\U0010ffff", *prefixes, *tokens),
             ).fetchall()
-            related = {r["listing_id"] for r in rows} - set(block)
-        candidates = self._screened([*block, *sorted(related)])
+            for r in rows:
+                if r["listing_id"] not in block:
+                    related.add(r["listing_id"])
+                    features[r["listing_id"]] = r["features"]
+        candidates = self._screened(features)
         best = match.best_match(self.posting.features, candidates, strict=frozenset(related))
         if best is None:
             return None
         return best[0], block.get(best[0], "fuzzy"), best[1]
 
-    def _screened(self, ids: list[str]) -> list[tuple[str, match.Features]]:
+    def _screened(self, features: dict[str, bytes]) -> list[tuple[str, match.Features]]:
         """The candidates that pass the cheap checks, with their descriptions loaded."""
-        out: list[tuple[str, match.Features]] = []
-        for listing_id in ids:
-            row = self.db.execute(
-                "SELECT features, words FROM dedupe_listings WHERE id = ?", (listing_id,)
-            ).fetchone()
-            if row is None:
-                continue
-            old = _FEATURES.decode(row["features"])
+        passed = {}
+        for listing_id, raw in features.items():
+            old = _FEATURES.decode(raw)
             if match.screen(self.posting.features, old) is None:
-                out.append((listing_id, msgspec.structs.replace(old, description=row["words"])))
-        return out
+                passed[listing_id] = old
+        if not passed:
+            return []
+        rows = self.db.execute(
+            f"SELECT id, words FROM dedupe_listings WHERE id IN ({', '.join('?' * len(passed))})",
+            list(passed),
+        )
+        words = {r["id"]: r["words"] for r in rows}
+        return [
+            (listing_id, msgspec.structs.replace(old, description=words.get(listing_id, "")))
+            for listing_id, old in passed.items()
+        ]
 
     # -- recording ----------------------------------------------------------------------------
 
@@ -282,16 +300,18 @@ class _Recording:
 
         `row` is the listing as it was before this posting (None: the posting created it).
         """
-        postings = [
-            _LISTING.decode(r["data"])
-            for r in self.db.execute(
-                "SELECT data FROM dedupe_postings WHERE listing_id = ? ORDER BY first_seen, rowid",
-                (listing_id,),
-            )
-            if r["data"] is not None
-        ]
-        if row is not None and len(postings) < self._posting_count(listing_id):
-            postings.insert(0, _legacy_posting(_MERGED.decode(row["data"])))  # recorded before data was kept
+        postings = [self.posting.listing]
+        if row is not None:
+            stored = [
+                r["data"]
+                for r in self.db.execute(
+                    "SELECT data FROM dedupe_postings WHERE listing_id = ? ORDER BY first_seen, rowid",
+                    (listing_id,),
+                )
+            ]
+            postings = [_LISTING.decode(data) for data in stored if data is not None]
+            if len(postings) < len(stored):  # postings recorded before their data was kept
+                postings.insert(0, _legacy_posting(_MERGED.decode(row["data"])))
         merged = merge.union(
             postings,
             listing_id=listing_id,
@@ -299,7 +319,8 @@ class _Recording:
             revision=(row["revision"] + 1) if row is not None else 1,
             updated_at=self.now if row is not None else None,
         )
-        features = match.features(merged)
+        alone = row is None and merged.company == self.posting.listing.company
+        features = self.posting.features if alone else match.features(merged)  # one posting: the same
         values = (
             features.company,
             _features_json(features),
@@ -314,19 +335,24 @@ class _Recording:
             " run_id = ?, updated_at = ? WHERE id = ?",
             (*values, listing_id),
         )
+        keys = [k for k in dict.fromkeys([features.company, *self.posting.company_keys]) if k]
         self.db.executemany(
             "INSERT OR IGNORE INTO dedupe_company_keys (company_key, listing_id) VALUES (?, ?)",
-            [(k, listing_id) for k in [features.company, *self.posting.company_keys] if k],
+            [(k, listing_id) for k in keys],
+        )
+        # Every company key the listing is known under, with each title it was posted under.
+        tokens = set(normalise.title_tokens(features.title)) | set(
+            normalise.title_tokens(self.posting.features.title)
+        )
+        self.db.executemany(
+            "INSERT OR IGNORE INTO dedupe_title_tokens (company_key, token, listing_id) VALUES (?, ?, ?)",
+            [(k, t, listing_id) for k in keys for t in tokens],
         )
         self.db.executemany(
             "INSERT OR IGNORE INTO dedupe_urls (url, listing_id) VALUES (?, ?)",
             [(url, listing_id) for url in self.posting.urls],
         )
         return merged
-
-    def _posting_count(self, listing_id: str) -> int:
-        row = self.db.execute("SELECT count(*) FROM dedupe_postings WHERE listing_id = ?", (listing_id,))
-        return int(row.fetchone()[0])
 
     def _filter(
         self, merged: MergedListing, row: sqlite3.Row | None, search: Search, outcome: Outcome, how: str

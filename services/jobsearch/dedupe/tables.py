@@ -9,7 +9,10 @@
   it matched (`new`, `url`, `fuzzy`, `employer`) with the scores, its JSON and its fingerprint.
 - `dedupe_urls`: canonical URLs (the posting's own and the board links in its text) → listing.
 - `dedupe_company_keys`: the company keys a listing is known under (each posting's company, and
-  the employer a recruiter's copy names): the block fuzzy matching compares within.
+  the employer a recruiter's copy names).
+- `dedupe_title_tokens`: per company key, the title words that tell its jobs apart → listing: the
+  block fuzzy matching compares within (the same company, a word of the title in common), so a
+  posting is compared with a handful of listings however many the company has.
 - `dedupe_run_postings`: what each run did with each posting it read (`new`, `merged`, `updated`,
   `unchanged`, `filtered`), per source: the run's counts, and which postings a board still lists.
 - `dedupe_board_reads`: each source a run read in full, and how many postings it listed.
@@ -18,6 +21,11 @@
 from __future__ import annotations
 
 import sqlite3
+
+import msgspec
+
+from jobsearch.db import immediate
+from jobsearch.dedupe import match, normalise
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dedupe_listings (
@@ -58,6 +66,12 @@ CREATE TABLE IF NOT EXISTS dedupe_company_keys (
     listing_id TEXT NOT NULL REFERENCES dedupe_listings (id),
     PRIMARY KEY (company_key, listing_id)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dedupe_title_tokens (
+    company_key TEXT NOT NULL,
+    token TEXT NOT NULL,            -- a word of the title that tells jobs apart (`*`: none)
+    listing_id TEXT NOT NULL REFERENCES dedupe_listings (id),
+    PRIMARY KEY (company_key, token, listing_id)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS dedupe_run_postings (
     run_id TEXT NOT NULL,
     key TEXT NOT NULL,              -- the posting (board:external_id)
@@ -88,30 +102,45 @@ _ADDED = (
 )
 
 
-def create(conn: sqlite3.Connection) -> None:
-    """Create the tables and add the columns an older file lacks (idempotent).
+def _backfill_title_tokens(conn: sqlite3.Connection) -> None:
+    """Fill `dedupe_title_tokens` for listings recorded before it existed."""
+    features = msgspec.json.Decoder(match.Features)
+    rows = conn.execute(
+        "SELECT k.company_key, l.id, l.features FROM dedupe_company_keys k"
+        " JOIN dedupe_listings l ON l.id = k.listing_id"
+    ).fetchall()
+    conn.executemany(
+        "INSERT OR IGNORE INTO dedupe_title_tokens (company_key, token, listing_id) VALUES (?, ?, ?)",
+        [
+            (row[0], token, row[1])
+            for row in rows
+            for token in normalise.title_tokens(features.decode(row[2]).title)
+        ],
+    )
 
-    An older file's kept listings count as already exported (their drafts carried them), and its
-    company block is filled from `dedupe_listings.company_key`.
+
+def create(conn: sqlite3.Connection) -> None:
+    """Create the tables and add what an older file lacks (idempotent; one process upgrades).
+
+    An older file's drafted listings count as already exported (their drafts carried them), and
+    its blocks are filled from `dedupe_listings`.
     """
     conn.executescript(SCHEMA)
     for table, column, declaration in _ADDED:
-        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-        if column in present:
+        if column in _columns(conn, table):
             continue
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-            if column not in present:  # another service may have added it meanwhile
-                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
-                if (table, column) == ("dedupe_listings", "exported_rev"):
-                    conn.execute("UPDATE dedupe_listings SET exported_rev = 1 WHERE state = 'drafted'")
-                    conn.execute(
-                        "INSERT OR IGNORE INTO dedupe_company_keys (company_key, listing_id)"
-                        " SELECT company_key, id FROM dedupe_listings WHERE company_key != ''"
-                    )
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
+        with immediate(conn):
+            if column in _columns(conn, table):  # another service added it meanwhile
+                continue
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+            if (table, column) == ("dedupe_listings", "exported_rev"):
+                conn.execute("UPDATE dedupe_listings SET exported_rev = 1 WHERE state = 'drafted'")
+                conn.execute(
+                    "INSERT OR IGNORE INTO dedupe_company_keys (company_key, listing_id)"
+                    " SELECT company_key, id FROM dedupe_listings WHERE company_key != ''"
+                )
+                _backfill_title_tokens(conn)
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}

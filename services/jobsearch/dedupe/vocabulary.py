@@ -53,6 +53,15 @@ LEVEL_WORDS = {
     'director': 'manager', 'vp': 'manager', 'manager': 'manager',
 }
 
+# Words most titles share: they do not tell two jobs at one company apart, so candidates for fuzzy
+# matching are blocked on a title's other words (`normalise.title_tokens`).
+GENERIC_TITLE_WORDS = frozenset((
+    'engineer', 'engineers', 'engineering', 'developer', 'developers', 'development', 'software',
+    'programmer', 'specialist', 'expert', 'professional', 'associate', 'consultant', 'member',
+    'staff', 'team', 'technical', 'tech', 'senior', 'junior', 'remote', 'hybrid', 'm', 'w', 'd', 'f',
+    'x', 'in', 'with', 'on', 'to',
+))
+
 # A title's last word as a level ("Engineer II" → 2 after ABBREVIATIONS).
 NUMERAL_LEVELS = frozenset((
     '1', '2', '3', '4', '5', '6', '7', '8', '9', 'i',

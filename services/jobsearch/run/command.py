@@ -53,7 +53,14 @@ from jobsearch.profile import ProfileError, load_profile
 from jobsearch.run.children import ServiceFailed, StageServices
 from jobsearch.run.display import Display
 from jobsearch.run.progress import Progress, follow_ledger, queues_idle, wait_drained
-from jobsearch.run.summary import CANNOT_RUN, WATCHED, RunSummary, format_summary, summarise
+from jobsearch.run.summary import (
+    CANNOT_RUN,
+    WATCHED,
+    RunSummary,
+    format_summary,
+    summarise,
+    timings_lines,
+)
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store import Store
 from jobsearch.store.state import utcnow_exact
@@ -221,9 +228,12 @@ class Orchestra:
             self.tracker_error = (record.error if record else None) or "the render job did not finish"
 
 
-def _print_summary(summary: RunSummary) -> None:
+def _print_summary(summary: RunSummary, *, timings: bool = False) -> None:
     for line in format_summary(summary):
         print(line)
+    if timings:
+        for line in timings_lines(summary):
+            print(line)
 
 
 async def cmd_run(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
@@ -330,7 +340,7 @@ async def _conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]],
             file=sys.stderr,
         )
         return 128 + signum
-    _print_summary(summary)
+    _print_summary(summary, timings=getattr(orchestra.args, "timings", False))
     return summary.exit_code
 
 
@@ -352,6 +362,9 @@ def add_run_commands(sub: Any) -> None:
         "well, 1 something failed (named in the summary), 2 the run could not start.",
     )
     p.add_argument("--profile", required=True, metavar="PROFILE", help="the profile TOML file")
+    p.add_argument(
+        "--timings", action="store_true", help="also print each job type's count, busy time and rate"
+    )
     _add_service_options(p)
     p.set_defaults(func=cmd_run)
     p = sub.add_parser(

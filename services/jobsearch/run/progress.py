@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import anyio
@@ -38,6 +39,24 @@ class TypeCounts(msgspec.Struct, kw_only=True):
     succeeded: int = 0
     dead: int = 0
     retrying: int = 0
+    # When the first job of the type started running and the last one settled (the ledger's clock).
+    first_running: datetime | None = None
+    last_settled: datetime | None = None
+
+    def clock(self, state: str, at: datetime) -> None:
+        """Note an entry's time: the first after `queued` (its `running` one may have been
+        overwritten unread) starts the type's busy time, each settle may end it."""
+        if state != "queued" and (self.first_running is None or at < self.first_running):
+            self.first_running = at
+        if state in TERMINAL and (self.last_settled is None or at > self.last_settled):
+            self.last_settled = at
+
+    @property
+    def busy_seconds(self) -> float:
+        """From the first start to the last settle: how long the stage worked on this type."""
+        if self.first_running is None or self.last_settled is None:
+            return 0.0
+        return max(0.0, (self.last_settled - self.first_running).total_seconds())
 
     @property
     def settled(self) -> int:
@@ -118,6 +137,7 @@ class Progress:
         if before == "failed":
             counts.retrying -= 1
         self.state[job_id] = record.state
+        counts.clock(record.state, record.updated_at)
         if record.attempt > 1:  # any entry: the `running` one may have been overwritten unread
             self.redelivered.add(job_id)
         match record.state:

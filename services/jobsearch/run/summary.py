@@ -47,6 +47,8 @@ class RunSummary(msgspec.Struct, kw_only=True):
     tracker_rows: int = 0
     tracker_error: str | None = None
     service_error: str | None = None
+    # Per job type: (jobs settled, seconds from the first start to the last settle).
+    timings: dict[str, tuple[int, float]] = {}
 
     @property
     def exit_code(self) -> int:
@@ -90,6 +92,11 @@ def summarise(
     summary.filtered_reasons = dict(outcomes.filtered_reasons)
     summary.listings_rejected = sum(1 for record in progress.dead if record.type == LISTING)
     summary.listings_known = outcomes.merged + outcomes.unchanged
+    summary.timings = {
+        job_type: (counts.settled, round(counts.busy_seconds, 3))
+        for job_type, counts in progress.counts.items()
+        if counts.settled
+    }
     summary.drafts = numbers.drafts
     summary.needs_review = numbers.needs_review
     dead = [record for record in progress.dead if record.type != SOURCE]
@@ -133,6 +140,15 @@ def format_summary(summary: RunSummary) -> list[str]:
         lines.append("             everything is in the database; `jobsearch export` writes it later")
     elif summary.tracker:
         lines.append(f"  tracker    {summary.tracker} ({summary.tracker_rows} listings)")
+    return lines
+
+
+def timings_lines(summary: RunSummary) -> list[str]:
+    """`jobsearch run --timings`: each job type's count, busy time and rate (the ledger's clock)."""
+    lines = []
+    for job_type, (count, seconds) in summary.timings.items():
+        rate = f", {count / seconds:,.0f}/s" if seconds > 0 else ""
+        lines.append(f"  timing     {job_type:<22} {count:>7,} jobs in {seconds:6.2f} s{rate}")
     return lines
 
 
