@@ -72,6 +72,14 @@ def features(listing: Listing | MergedListing) -> Features:
     )
 
 
+def block_keys(features: Features) -> list[str]:
+    """The keys a listing is found under for fuzzy matching within its company: its level with
+    each title word that tells jobs apart (`level|word`). Two postings that share none cannot be
+    one job (another level is a veto; no word in common, a different title), so a posting is
+    compared with a handful of listings however many its company has."""
+    return [f"{features.level}|{token}" for token in normalise.title_tokens(features.title)]
+
+
 def text_similarity(a: str, b: str) -> float | None:
     """Share of the shorter text's 4-word runs found in the other; None if either is too short."""
     if len(a.split()) < MIN_WORDS or len(b.split()) < MIN_WORDS:

@@ -28,7 +28,7 @@ from typing import Literal
 import msgspec
 
 from jobsearch.db import immediate, open_db, open_db_retrying
-from jobsearch.dedupe import match, merge, normalise, tables
+from jobsearch.dedupe import match, merge, tables
 from jobsearch.dedupe.filters import drop_reason
 from jobsearch.dedupe.posting import Posting, posting_of
 from jobsearch.listing import Listing, MergedListing
@@ -194,7 +194,7 @@ class _Recording:
         if not keys:
             return None
         own = keys[0]
-        tokens = normalise.title_tokens(self.posting.features.title)
+        tokens = match.block_keys(self.posting.features)
         in_tokens = f"t.token IN ({', '.join('?' * len(tokens))})"
         rows = self.db.execute(
             "SELECT DISTINCT t.listing_id, t.company_key, l.features FROM dedupe_title_tokens t"
@@ -341,9 +341,7 @@ class _Recording:
             [(k, listing_id) for k in keys],
         )
         # Every company key the listing is known under, with each title it was posted under.
-        tokens = set(normalise.title_tokens(features.title)) | set(
-            normalise.title_tokens(self.posting.features.title)
-        )
+        tokens = set(match.block_keys(features)) | set(match.block_keys(self.posting.features))
         self.db.executemany(
             "INSERT OR IGNORE INTO dedupe_title_tokens (company_key, token, listing_id) VALUES (?, ?, ?)",
             [(k, t, listing_id) for k in keys for t in tokens],

@@ -10,9 +10,8 @@
 - `dedupe_urls`: canonical URLs (the posting's own and the board links in its text) → listing.
 - `dedupe_company_keys`: the company keys a listing is known under (each posting's company, and
   the employer a recruiter's copy names).
-- `dedupe_title_tokens`: per company key, the title words that tell its jobs apart → listing: the
-  block fuzzy matching compares within (the same company, a word of the title in common), so a
-  posting is compared with a handful of listings however many the company has.
+- `dedupe_title_tokens`: per company key, the level and title words that tell its jobs apart →
+  listing (`match.block_keys`): the block fuzzy matching compares within.
 - `dedupe_run_postings`: what each run did with each posting it read (`new`, `merged`, `updated`,
   `unchanged`, `filtered`), per source: the run's counts, and which postings a board still lists.
 - `dedupe_board_reads`: each source a run read in full, and how many postings it listed.
@@ -25,7 +24,7 @@ import sqlite3
 import msgspec
 
 from jobsearch.db import immediate
-from jobsearch.dedupe import match, normalise
+from jobsearch.dedupe import match
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dedupe_listings (
@@ -68,7 +67,7 @@ CREATE TABLE IF NOT EXISTS dedupe_company_keys (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS dedupe_title_tokens (
     company_key TEXT NOT NULL,
-    token TEXT NOT NULL,            -- a word of the title that tells jobs apart (`*`: none)
+    token TEXT NOT NULL,            -- level|word of the title that tells jobs apart (`*`: none)
     listing_id TEXT NOT NULL REFERENCES dedupe_listings (id),
     PRIMARY KEY (company_key, token, listing_id)
 ) WITHOUT ROWID;
@@ -111,11 +110,7 @@ def _backfill_title_tokens(conn: sqlite3.Connection) -> None:
     ).fetchall()
     conn.executemany(
         "INSERT OR IGNORE INTO dedupe_title_tokens (company_key, token, listing_id) VALUES (?, ?, ?)",
-        [
-            (row[0], token, row[1])
-            for row in rows
-            for token in normalise.title_tokens(features.decode(row[2]).title)
-        ],
+        [(row[0], token, row[1]) for row in rows for token in match.block_keys(features.decode(row[2]))],
     )
 
 
