@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime
 from typing import Any
 
 from jetjobs import StatusRecord
 from jobsearch.dedupe.report import RunOutcomes
 from jobsearch.jobs import DRAFT, LISTING, SOURCE
-from jobsearch.run.progress import Progress
+from jobsearch.run.progress import TERMINAL, Progress
 from jobsearch.run.summary import FAILED, OK, format_summary, listings_line, summarise
 from jobsearch.store import ProviderUsage, RunNumbers
 
@@ -91,3 +92,20 @@ def test_summary_partitions_the_postings_and_names_failures() -> None:
     assert "/t.xlsx (2 listings)" in text
     clean = summarise("r2", 1.0, Progress([SOURCE, LISTING, DRAFT]), numbers, {"path": "/t", "rows": 0})
     assert clean.exit_code == OK
+
+
+def test_unsettled_is_kept_right_whatever_order_entries_arrive_in() -> None:
+    """The unsettled count kept as entries arrive equals a scan of every job's state, over random
+    sequences of queued/running/failed/succeeded/dead entries and withdrawn duplicates."""
+    rng = random.Random(7)
+    for _ in range(200):
+        progress = Progress([DRAFT])
+        for _ in range(60):
+            job_id = f"j{rng.randrange(12)}"
+            if rng.random() < 0.1:
+                progress._forget(job_id)
+            else:
+                state = rng.choice(["queued", "running", "failed", "succeeded", "dead"])
+                progress.on_record(entry(job_id, DRAFT, state))
+            scanned = sum(1 for state in progress.state.values() if state not in TERMINAL)
+            assert progress.unsettled() == scanned

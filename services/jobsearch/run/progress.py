@@ -71,6 +71,7 @@ class Progress:
         self.watched = frozenset(watched_types)
         self.counts: dict[str, TypeCounts] = {name: TypeCounts() for name in watched_types}
         self.state: dict[str, str] = {}
+        self._unsettled = 0
         self.types: dict[str, str] = {}
         self.outcomes: Counter[str] = Counter()  # `type:outcome` from results that name one
         self.results: dict[str, list[Any]] = {}  # every settled result of the types kept below
@@ -86,7 +87,7 @@ class Progress:
 
     def unsettled(self) -> int:
         """Jobs seen that have not settled yet."""
-        return sum(1 for state in self.state.values() if state not in TERMINAL)
+        return self._unsettled  # kept as entries arrive: a count per change, not a scan of them all
 
     def next_change(self) -> anyio.Event:
         """An event set when the next ledger entry arrives."""
@@ -136,6 +137,7 @@ class Progress:
             self.types[job_id] = record.type
         if before == "failed":
             counts.retrying -= 1
+        self._unsettled += (record.state not in TERMINAL) - (before is not None)
         self.state[job_id] = record.state
         counts.clock(record.state, record.updated_at)
         if record.attempt > 1:  # any entry: the `running` one may have been overwritten unread
@@ -172,6 +174,8 @@ class Progress:
     def _forget(self, job_id: str) -> None:
         # A duplicate submission's `queued` entry, withdrawn: that job never was.
         state = self.state.pop(job_id, None)
+        if state is not None and state not in TERMINAL:
+            self._unsettled -= 1
         job_type = self.types.pop(job_id, None)
         if job_type is not None and state is not None and state not in TERMINAL:
             self.counts[job_type].submitted -= 1
