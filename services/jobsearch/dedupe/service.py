@@ -13,11 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-import anyio
-import anyio.to_thread
-
 from jetjobs import ConfigError, Retry
-from jobsearch.dedupe.store import Decision, SeenSet
+from jobsearch.batch import BatchWriter
+from jobsearch.dedupe import tables
+from jobsearch.dedupe.posting import posting_of
+from jobsearch.dedupe.store import mark_drafted, mark_exported, record_board_read, record_posting
 from jobsearch.jobs import BoardReadJob, DraftJob, ExportJob, ListingJob, run_key
 from jobsearch.listing import MergedListing
 
@@ -71,29 +71,15 @@ def check_db_path(path: Path) -> None:
 
 
 class Dedupe:
-    """One service's dedupe: its seen-set connection, used by one thread at a time."""
+    """One service's dedupe: its writes to the seen-set, batched (`BatchWriter`)."""
 
     def __init__(self, db_path: Path) -> None:
         self.db_path = db_path
-        self._seen: SeenSet | None = None
-        # SQLite serialises writers anyway; one connection used by one thread at a time keeps the
-        # transactions of concurrent jobs apart. Other services wait on BEGIN IMMEDIATE.
-        self._limiter = anyio.CapacityLimiter(1)
-
-    def _open(self) -> SeenSet:
-        if self._seen is None:
-            self._seen = SeenSet(self.db_path)
-        return self._seen
-
-    def close(self) -> None:
-        """Close the database connection (if opened)."""
-        if self._seen is not None:
-            self._seen.close()
-            self._seen = None
+        self.writer = BatchWriter(db_path, prepare=tables.create)
 
     async def aclose(self) -> None:
         """Close the database connection when the service stops."""
-        await anyio.to_thread.run_sync(self.close, limiter=self._limiter)
+        await self.writer.aclose()
 
     async def handle(self, job: ListingJob, submit: Submit) -> dict[str, Any]:
         """Record `job.listing`; submit what is owed (the export of a new or changed listing the
@@ -102,25 +88,25 @@ class Dedupe:
         Each is noted only after `submit` returns: a service killed in between leaves it owed, and
         the redelivered job submits it again under the same key.
         """
-        decision: Decision = await self._in_thread(
-            lambda: self._open().record(job.listing, job.profile.search, job.run_id)
-        )
+        posting = posting_of(job.listing)
+        decision = await self._write(lambda db: record_posting(db, posting, job.profile.search, job.run_id))
         listing = decision.listing
         if decision.export:
             await submit.export(
                 ExportJob(run_id=job.run_id, listing=listing), export_key(job.run_id, listing)
             )
-            await self._in_thread(lambda: self._open().mark_exported(listing.id, listing.revision))
+            await self._write(lambda db: mark_exported(db, listing.id, listing.revision))
         # With drafting off the listing stays owed its draft: a later run with it on writes it.
-        if decision.draft and job.profile.drafting.enabled:
+        drafting = decision.draft and job.profile.drafting.enabled
+        if drafting:
             draft = DraftJob(run_id=job.run_id, listing=listing, profile=job.profile)
             await submit.draft(draft, draft_key(job.run_id, listing.id), draft_job_id(listing.id))
-            await self._in_thread(lambda: self._open().mark_drafted(listing.id, job.listing.key))
+            await self._write(lambda db: mark_drafted(db, listing.id, posting.key))
         return {
             "listing_id": listing.id,
             "outcome": decision.outcome,
             "how": decision.how,
-            "state": "drafted" if decision.draft and job.profile.drafting.enabled else decision.state,
+            "state": "drafted" if drafting else decision.state,
             "drop_reason": decision.drop_reason,
             "sources": len(listing.sources),
             "revision": listing.revision,
@@ -128,14 +114,12 @@ class Dedupe:
 
     async def board_read(self, job: BoardReadJob) -> dict[str, Any]:
         """Record that a source was read in full (`jobsearch.board_read`)."""
-        await self._in_thread(
-            lambda: self._open().record_board_read(job.run_id, job.source, job.board, job.listed)
-        )
+        await self._write(lambda db: record_board_read(db, job.run_id, job.source, job.board, job.listed))
         return {"source": job.source, "listed": job.listed}
 
-    async def _in_thread(self, fn: Callable[[], T]) -> T:
+    async def _write(self, write: Callable[[sqlite3.Connection], T]) -> T:
         try:
-            return await anyio.to_thread.run_sync(fn, limiter=self._limiter)
+            return await self.writer.run(write)
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 raise Retry(reason=f"the database is busy: {exc}") from None

@@ -72,8 +72,39 @@ def _features_json(features: match.Features) -> bytes:
     return _ENCODE.encode(msgspec.structs.replace(features, description=""))
 
 
+def record_posting(db: sqlite3.Connection, posting: Posting, search: Search, run_id: str) -> Decision:
+    """Match, merge, filter and record one posting of run `run_id`, inside the caller's transaction."""
+    return _Recording(db, posting, run_id).run(search)
+
+
+def mark_drafted(db: sqlite3.Connection, listing_id: str, owner: str) -> None:
+    """Record that the draft job of `listing_id` was submitted by its owner's job."""
+    db.execute(
+        "UPDATE dedupe_listings SET state = 'drafted', draft_owner = NULL, updated_at = ? "
+        "WHERE id = ? AND state = 'pending' AND draft_owner = ?",
+        (_now().isoformat(), listing_id, owner),
+    )
+
+
+def mark_exported(db: sqlite3.Connection, listing_id: str, revision: int) -> None:
+    """Record that `revision` of the listing was handed to the export stage."""
+    db.execute(
+        "UPDATE dedupe_listings SET exported_rev = max(exported_rev, ?) WHERE id = ?", (revision, listing_id)
+    )
+
+
+def record_board_read(db: sqlite3.Connection, run_id: str, source: str, board: str, listed: int) -> None:
+    """Record that run `run_id` read `source` in full and it listed `listed` postings."""
+    db.execute(
+        "INSERT OR IGNORE INTO dedupe_board_reads (run_id, source, board, listed, read_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (run_id, source, board, listed, _now().isoformat()),
+    )
+
+
 class SeenSet:
-    """The seen-set in one SQLite file. One connection: use it from one thread at a time."""
+    """The seen-set in one SQLite file, a transaction per call (the dedupe service batches them
+    with `jobsearch.batch.BatchWriter` instead). One connection: use it from one thread at a time."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -88,33 +119,17 @@ class SeenSet:
         """Match, merge, filter and record one posting of run `run_id`: atomically."""
         posting = posting_of(listing)
         with immediate(self.conn) as db:
-            return _Recording(db, posting, run_id).run(search)
+            return record_posting(db, posting, search, run_id)
 
     def mark_drafted(self, listing_id: str, owner: str) -> None:
-        """Record that the draft job of `listing_id` was submitted by its owner's job."""
+        """`mark_drafted` in a transaction of its own."""
         with immediate(self.conn) as db:
-            db.execute(
-                "UPDATE dedupe_listings SET state = 'drafted', draft_owner = NULL, updated_at = ? "
-                "WHERE id = ? AND state = 'pending' AND draft_owner = ?",
-                (_now().isoformat(), listing_id, owner),
-            )
+            mark_drafted(db, listing_id, owner)
 
     def mark_exported(self, listing_id: str, revision: int) -> None:
-        """Record that `revision` of the listing was handed to the export stage."""
+        """`mark_exported` in a transaction of its own."""
         with immediate(self.conn) as db:
-            db.execute(
-                "UPDATE dedupe_listings SET exported_rev = max(exported_rev, ?) WHERE id = ?",
-                (revision, listing_id),
-            )
-
-    def record_board_read(self, run_id: str, source: str, board: str, listed: int) -> None:
-        """Record that run `run_id` read `source` in full and it listed `listed` postings."""
-        with immediate(self.conn) as db:
-            db.execute(
-                "INSERT OR IGNORE INTO dedupe_board_reads (run_id, source, board, listed, read_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (run_id, source, board, listed, _now().isoformat()),
-            )
+            mark_exported(db, listing_id, revision)
 
 
 class _Recording:

@@ -10,14 +10,18 @@ which the CLI and the review page share; this module only wires them to jobs.
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
 import msgspec
 
 from jetjobs import App, JobContext, Retry
+from jobsearch.batch import BatchWriter
 from jobsearch.jobs import EXPORT, TRACKER, ExportJob, TrackerJob
 from jobsearch.settings import PipelineSettings, load_pipeline_settings
 from jobsearch.store import Store
+from jobsearch.store.exports import record_export
+from jobsearch.store.schema import migrate
 from jobsearch.tracker import TrackerChanged, TrackerLocked, export_tracker
 
 # A tracker held open by a spreadsheet program: try again at this pace (about 5 minutes in all
@@ -27,19 +31,35 @@ TRACKER_ATTEMPTS = 30
 
 
 class Deps:
-    """What the handlers need: the paths, and one Store per worker thread (sqlite3 connections
-    stay in the thread that opened them)."""
+    """What the handlers need: the paths, the service's batched writer (the export jobs running
+    at once share transactions), and one Store per worker thread for the render."""
 
     def __init__(self, settings: PipelineSettings) -> None:
         self.settings = settings
+        self.writer = BatchWriter(settings.db_path, prepare=migrate)
         self.store = Store.per_thread(settings.db_path)  # this thread's Store
 
+    async def aclose(self) -> None:
+        """Close the writer's connection when the service stops."""
+        await self.writer.aclose()
 
-def record(deps: Deps, job_id: str, job: ExportJob) -> dict[str, Any]:
-    """Handle `jobsearch.export`: record the listing and its drafts."""
-    recorded = deps.store().record_export(
-        run_id=job.run_id, job_id=job_id, listing=job.listing, drafts=job.drafts
-    )
+
+async def record(deps: Deps, job_id: str, job: ExportJob) -> dict[str, Any]:
+    """Handle `jobsearch.export`: record the listing and its drafts.
+
+    Raises:
+        Retry: the database stayed locked past its busy timeout.
+    """
+    try:
+        recorded = await deps.writer.run(
+            lambda conn: record_export(
+                conn, run_id=job.run_id, job_id=job_id, listing=job.listing, drafts=job.drafts
+            )
+        )
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise Retry(reason=f"the database is busy: {exc}") from None
+        raise
     return {"run_id": job.run_id, **msgspec.to_builtins(recorded)}
 
 
@@ -58,14 +78,16 @@ def render_tracker(deps: Deps, job: TrackerJob) -> dict[str, Any]:
     return {"run_id": job.run_id, **msgspec.to_builtins(report)}
 
 
-def register(app: App, settings: PipelineSettings | None = None) -> None:
-    """Register the export stage's handlers on the pipeline's App."""
+def register(app: App, settings: PipelineSettings | None = None) -> Deps:
+    """Register the export stage's handlers on the pipeline's App; `aclose` closes its writer."""
     deps = Deps(settings or load_pipeline_settings())
 
     @app.job(EXPORT, payload=ExportJob)
-    def export(ctx: JobContext, job: ExportJob) -> dict[str, Any]:
-        return record(deps, ctx.id, job)
+    async def export(ctx: JobContext, job: ExportJob) -> dict[str, Any]:
+        return await record(deps, ctx.id, job)
 
     @app.job(TRACKER, payload=TrackerJob)
     def tracker(ctx: JobContext, job: TrackerJob) -> dict[str, Any]:
         return render_tracker(deps, job)
+
+    return deps

@@ -63,7 +63,7 @@ from jobsearch.run.summary import (
 )
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store import Store
-from jobsearch.store.state import utcnow_exact
+from jobsearch.store.clock import utcnow_exact
 
 log = structlog.get_logger("jobsearch.run")
 

@@ -12,7 +12,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -22,8 +22,10 @@ import msgspec
 from jobsearch.db import immediate, open_db_retrying
 from jobsearch.jobs import STEPS, Check, Draft, Step
 from jobsearch.listing import MergedListing, Salary, SourceRef
+from jobsearch.store.clock import utcnow, utcnow_exact
 from jobsearch.store.errors import AmbiguousListing, InvalidStatus, UnknownListing
-from jobsearch.store.history import add_status, set_notes, set_status
+from jobsearch.store.exports import record_export
+from jobsearch.store.history import set_notes, set_status
 from jobsearch.store.readback import read_back_notes, read_back_status
 from jobsearch.store.records import (
     STATUSES,
@@ -49,16 +51,6 @@ _SUMMARY = msgspec.json.Decoder(dict[str, Any])
 _CHECKS = msgspec.json.Decoder(list[Check])
 # The id of each listing's current draft of each step: the newest row (a person's edit, or the pipeline's).
 _CURRENT_DRAFTS = "SELECT listing_id, step, max(id) AS id FROM drafts GROUP BY listing_id, step"
-
-
-def utcnow() -> str:
-    """Now, as the ISO text every timestamp column holds."""
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def utcnow_exact() -> str:
-    """Now to the microsecond: `drafts.recorded_at`, which a replay compares with its start."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 class Store:
@@ -108,67 +100,9 @@ class Store:
     def record_export(
         self, *, run_id: str, job_id: str, listing: MergedListing, drafts: Iterable[Draft]
     ) -> RecordedExport:
-        """Record a listing (new or seen again), its sources and its drafts; idempotent per job id.
-
-        A new listing starts `Drafted` when it comes with drafts, else `Saved`; a `Saved` listing
-        that later gets drafts moves to `Drafted`. A status the person set is never changed. What
-        the listing says is replaced only by the same or a newer revision (a draft job carries the
-        listing as it stood when it was sent; a posting may have joined it since).
-        """
-        now = utcnow()
-        drafts = list(drafts)
+        """`jobsearch.store.exports.record_export` in a transaction of its own."""
         with self._write() as conn:
-            existing = conn.execute(
-                "SELECT status, revision FROM listings WHERE id = ?", (listing.id,)
-            ).fetchone()
-            fields = _listing_fields(listing)
-            if existing is None:
-                first_seen = (listing.first_seen or datetime.now(UTC)).isoformat(timespec="seconds")
-                status: Status = "Drafted" if drafts else "Saved"
-                conn.execute(
-                    "INSERT INTO listings (id, title, company, url, locations, remote, employment_type,"
-                    " salary, posted_at, description, department, workplace, revision, changed_at,"
-                    " first_seen, first_run_id, last_run_id, updated_at, status, status_at)"
-                    " VALUES (:id, :title, :company, :url, :locations, :remote, :employment_type, :salary,"
-                    " :posted_at, :description, :department, :workplace, :revision, :changed_at,"
-                    " :first_seen, :run_id, :run_id, :now, :status, :now)",
-                    fields | {"first_seen": first_seen, "run_id": run_id, "now": now, "status": status},
-                )
-                add_status(conn, listing.id, status, None, "pipeline", "found", run_id, now)
-            elif listing.revision >= existing["revision"]:
-                conn.execute(
-                    "UPDATE listings SET title = :title, company = :company, url = :url,"
-                    " locations = :locations, remote = :remote, employment_type = :employment_type,"
-                    " salary = :salary, posted_at = :posted_at, description = :description,"
-                    " department = :department, workplace = :workplace, revision = :revision,"
-                    " changed_at = :changed_at, last_run_id = :run_id, updated_at = :now WHERE id = :id",
-                    fields | {"run_id": run_id, "now": now},
-                )
-            for ref in listing.sources:
-                conn.execute(
-                    "INSERT OR IGNORE INTO listing_sources (listing_id, board, source, external_id, url,"
-                    " posted_at, first_seen) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (listing.id, ref.board, ref.source, ref.external_id, ref.url, _iso(ref.posted_at), now),
-                )
-            added = 0
-            for draft in drafts:
-                cursor = conn.execute(
-                    "INSERT OR IGNORE INTO drafts (listing_id, step, text, provider, model, tokens_in,"
-                    " tokens_out, cost_usd, latency_ms, status, checks, origin, run_id, job_id, created_at,"
-                    " recorded_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pipeline', ?, ?, ?, ?)",
-                    (
-                        listing.id, draft.step, draft.text, draft.provider, draft.model, draft.tokens_in,
-                        draft.tokens_out, draft.cost_usd, draft.latency_ms, draft.status,
-                        _JSON.encode(draft.checks).decode(), run_id, job_id,
-                        (draft.created_at.isoformat(timespec="seconds") if draft.created_at else now),
-                        utcnow_exact(),
-                    ),
-                )  # fmt: skip
-                added += cursor.rowcount
-            if existing is not None and existing["status"] == "Saved" and added:
-                set_status(conn, listing.id, "Drafted", "pipeline", "drafted", run_id, now)
-        return RecordedExport(listing_id=listing.id, new=existing is None, drafts=added)
+            return record_export(conn, run_id=run_id, job_id=job_id, listing=listing, drafts=drafts)
 
     # -- statuses and notes -----------------------------------------------------------------
 
@@ -600,22 +534,3 @@ def _stored_draft(row: sqlite3.Row) -> StoredDraft:
         run_id=row["run_id"],
         created_at=datetime.fromisoformat(row["created_at"]),
     )
-
-
-def _listing_fields(listing: MergedListing) -> dict[str, Any]:
-    return {
-        "id": listing.id,
-        "title": listing.title,
-        "company": listing.company,
-        "url": listing.url,
-        "locations": _JSON.encode(listing.locations).decode(),
-        "remote": None if listing.remote is None else int(listing.remote),
-        "employment_type": listing.employment_type,
-        "salary": _JSON.encode(listing.salary).decode() if listing.salary else None,
-        "posted_at": _iso(listing.posted_at),
-        "description": listing.description,
-        "department": listing.department,
-        "workplace": listing.workplace,
-        "revision": listing.revision,
-        "changed_at": listing.updated_at.isoformat(timespec="seconds") if listing.updated_at else None,
-    }
