@@ -81,6 +81,20 @@ def text_pay(
         ("Salary range 120–150k", text_pay(120_000, 150_000, None, "year")),
         # A mid-sized figure with no interval, in a statement about pay: the interval stays unknown.
         ("Gehalt 4.500 €", text_pay(4_500, 4_500, "EUR", None)),
+        # What may follow pay: a qualifier, the kind of contract, a bracketed currency; a field alone.
+        (
+            "Salary: 90,000 - 110,000 (EUR), depending on experience",
+            text_pay(90_000, 110_000, "EUR", "year"),
+        ),
+        ("Gehalt: 58.000 – 66.000 brutto, Vollzeit", text_pay(58_000, 66_000, None, "year")),
+        ("Salary: 60k-70k full-time", text_pay(60_000, 70_000, None, "year")),
+        ("Salary: 60,000 US dollars", text_pay(60_000, 60_000, "USD", "year")),
+        ("Berlin | Data Engineer | 85.000 € | Onsite", text_pay(85_000, 85_000, "EUR", "year")),
+        # Pay beside counts: the count is passed over.
+        (
+            "Our platform serves 60,000 homes.\nCompensation: €70,000–€85,000 a year.",
+            text_pay(70_000, 85_000, "EUR", "year"),
+        ),
     ],
 )
 def test_salary_from_text_reads_pay(text: str, expected: Salary) -> None:
@@ -119,6 +133,34 @@ def test_salary_from_text_reads_pay(text: str, expected: Salary) -> None:
 def test_salary_from_text_ignores_what_is_not_pay(text: str) -> None:
     """Funding, revenue, retirement matches, counts, prices, perks, years, phone numbers and a bare
     amount nobody calls pay give None."""
+    assert salary_from_text(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A number followed by what it counts, even beside a pay word or an interval.
+        "Salaries are competitive, and our booking app is used in 45,000 restaurants.",
+        "The scheduler starts about 9,000 containers a week.",
+        "Our routing engine plans 80.000 deliveries per month for grocers in Europe.",
+        "Wir zahlen ein faires Gehalt und betreuen über 12.000 Ferienwohnungen.",
+        "Mehr als 8.000 Arztpraxen im Monat buchen Termine über uns.",
+        "Rund 40.000 zufriedene Hotels pro Jahr buchen über uns.",
+        # Headcount.
+        "With a headcount of 1,400 and published salary bands, we are growing fast.",
+        "Our 2,300 engineers all share the same salary framework.",
+        "Wir sind 1.200 Mitarbeitende, Vergütung nach Tarif.",
+        # Money nothing calls pay: no pay word, no interval at it, no range.
+        "We have shipped $250,000 of lab equipment to universities.",
+        "Seit 2019 haben wir Projekte im Wert von 250.000 € umgesetzt.",
+        # A currency elsewhere in the sentence does not make a count money.
+        "Our terminals process R$2 billion a year for 75,000 pharmacies and cafés across Brazil.",
+        "Salary is paid in EUR, and we look after 12,000 holiday homes.",
+    ],
+)
+def test_salary_from_text_ignores_counts_and_money_that_is_not_pay(text: str) -> None:
+    """Counts of things and of people, money in a statement that says nothing of pay, and a count
+    in a sentence that names a currency elsewhere give None, in English and German."""
     assert salary_from_text(text) is None
 
 

@@ -1,8 +1,8 @@
 """The vocabulary of pay in a posting's text: currencies, numbers, intervals and the words around them.
 
 Internal to `jobsearch.salary`: `text.py` builds its reader from these. English and German are
-covered; a currency is named by its symbol (`$`, `€`, `£`, `CA$`...), its ISO 4217 code (`USD`,
-`CHF`...) or a word (`Euro`, `dollars`).
+covered (and the words for salary in Portuguese and Spanish); a currency is named by its symbol
+(`$`, `€`, `£`, `CA$`...), its ISO 4217 code (`USD`, `CHF`...) or a word (`Euro`, `US dollars`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from jobsearch.listing import SalaryInterval
 # otherwise write `CA$`, `A$` or a code.
 CURRENCIES: Final[dict[str, str]] = {
     "$": "USD", "US$": "USD", "USD": "USD", "dollars": "USD", "dollar": "USD", "Dollars": "USD",
-    "Dollar": "USD",
+    "Dollar": "USD", "US dollars": "USD", "Canadian dollars": "CAD", "Australian dollars": "AUD",
     "CA$": "CAD", "C$": "CAD", "CAD": "CAD",
     "AU$": "AUD", "A$": "AUD", "AUD": "AUD",
     "NZ$": "NZD", "NZD": "NZD",
@@ -92,11 +92,12 @@ def interval_of(match: re.Match[str]) -> SalaryInterval:
     return next(interval for interval in _UNITS if interval == name)
 
 
-# Words that make a sentence about pay (an interval named nearby counts too).
+# Words that make a sentence about pay (an interval alone does not: "9,000 builds a week").
 # German compounds end in their pay word (Jahresgehalt, Stundenlohn): those match inside a word.
 PAY_WORDS: Final = re.compile(
-    r"\b(?:salar(?:y|ies)|pay|paying|compensation|comp|wages?|base|ote|remuneration|income|earnings"
-    r"|rate|vergütung|entgelt|brutto\w*|verdienst|einkommen)\b|gehalt|lohn\b",
+    r"\b(?:salar(?:y|ies)|pay|pays|paying|compensation|comp|wages?|base|ote|remuneration|income|earnings"
+    r"|rate|vergütung|entgelt|brutto\w*|verdien\w*|einkommen|salário|salario|salarial|sueldo"
+    r"|remuneração|remuneración)\b|gehalt|lohn\b",
     re.I,
 )
 # Words that make a money amount something other than pay: a perk, a price, funding, a count.
@@ -106,10 +107,44 @@ NOT_PAY_WORDS: Final = re.compile(
     r"|invest(?:ment|ors?|ed)?|customers?|clients?|users?|employees|people|members|downloads"
     r"|prices?|priced|pricing|costs?|subscriptions?|fees?|reimburse\w*|relocation|referral|credits?"
     r"|grants?|prizes?|awards?|donat\w*|sales|turnover|profit"
-    r"|zuschuss|zuschüsse|prämien?|umsatz|finanzierung\w*|kunden|nutzer|mitarbeiter\w*|preis\w*"
+    r"|headcount"
+    r"|zuschuss|zuschüsse|prämien?|umsatz|finanzierung\w*|kunden|nutzer|mitarbeiter\w*|mitarbeitende\w*"
+    r"|beschäftigte\w*|preis\w*"
     r"|kostet|kosten|erstattung|weiterbildung\w*)\b",
     re.I,
 )
+CURRENCY_WORD: Final = re.compile(CURRENCY, re.I)
+# The words that may stand right after an amount of pay, besides a currency, an interval and a pay
+# word: a range or list joined on, what the figure includes, what it depends on, and punctuation.
+# After a figure with no currency of its own, any other word makes it a count: "60,000 homes",
+# "3.000 Campingplätze", "1,200 engineers" (`counted`).
+_FOLLOWS_PAY: Final = re.compile(
+    r"(?:to|and|or|plus|with|bis|und|oder|mit|zzgl|inkl|incl|including|inclusive|excluding|exkl"
+    r"|gross|net|netto|total|fixed|fix|fixum|cash|range|band|depending|dependent|based|doe|negotiable"
+    r"|verhandelbar|je|nach|in|is|for|at|fte|pro|rata|before|pre|tax|taxes"
+    r"|full|part|remote|hybrid|onsite|on|contract|permanent|vollzeit|teilzeit|festanstellung)",
+    re.I,
+)
+_WORD_AFTER: Final = re.compile(r"\s*([^\W\d_][^\W\d_\-]*)")
+
+
+def counted(after: str) -> bool:
+    """Whether the word right after an amount makes it a count of something, not money.
+
+    `after` is the text right after the amount (its currency and `k` included in the amount).
+    Punctuation, the end of the text, a currency, an interval, a pay word or a `_FOLLOWS_PAY` word
+    leave it an amount; any other word (a noun, an adjective before one) makes it a count.
+    """
+    word = _WORD_AFTER.match(after)
+    if word is None:
+        return False
+    token = word.group(1)
+    if CURRENCY_WORD.fullmatch(token) or _FOLLOWS_PAY.fullmatch(token) or PAY_WORDS.search(token):
+        return False
+    hit = INTERVAL.match(after, word.start(1))
+    return hit is None
+
+
 # "401(k)" is a retirement plan, not 401 thousand: read as the word before the numbers are read.
 RETIREMENT_PLAN: Final = re.compile(r"\b401\s?\(?k\)?", re.I)
 JOINERS: Final = re.compile(r"^(?:and|und|plus|with|mit|or|oder|&|\+|,|;|\(|\))$", re.I)

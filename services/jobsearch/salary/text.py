@@ -8,19 +8,31 @@ amount or range in it is read with its currency, its interval and the words arou
   `zwischen A und B`; `up to`/`bis zu` gives only a maximum, `from`/`ab` and a trailing `+` only a
   minimum. One figure alone is a range of one (min = max).
 - A currency is a symbol (`$` is US dollars unless written `CA$`, `A$`...), an ISO code or a word.
-  An amount without one is pay only in a statement about pay (salary, Gehalt, brutto, an interval)
-  and only when written like pay (`60,000`, `60.000`, `60k`): years, counts and phone numbers are not.
+- Only a statement that says pay is read. An amount with its own currency is pay when its
+  statement has a pay word (salary, compensation, pay, base, OTE, Gehalt, Vergütung, brutto...),
+  names an interval at the amount (`$45/hr`, `€4.500 monatlich`), states a range or an open bound
+  (`$120k-$150k`, `up to $180,000`, `€70k+`), or is the amount and nothing else (a pay field, a
+  `|` field): "shipped $200,000 of hardware" is money, not pay.
+- A bare number (no currency of its own) is pay only when written like pay (`60,000`, `60.000`,
+  `60k`: not years or phone numbers), in a statement with a pay word (an interval alone is not
+  one: "200,000 builds a day" is a count), and not followed by a word that makes it a count: after
+  a bare amount may stand only punctuation, a currency, an interval, a pay word or a word pay is
+  qualified with (`gross`, `DOE`, `plus`, `bis`, `zzgl.`, `remote`...; `_money.counted`), so
+  "60,000 homes", "3.000 Campingplätze", "1,200 engineers" are counts. Only once the number is
+  pay is a currency named elsewhere in its statement taken as its currency: "R$3 billion a year for
+  90,000 shops" does not make the shops money.
 - The interval is the one named right after the amount (`/hr`, `per hour`, `pro Monat`, `p.a.`,
-  `brutto/Jahr`...) or just before it (`Stundenlohn`, `annual salary of`). When none is named, an
-  amount of 10,000 or more is a year's pay; one below 300 is not read as pay at all (an hourly rate
-  must say so); one in between is pay of unknown interval, and only in a statement about pay.
+  `brutto/Jahr`...) or just before it (`Stundenlohn`, `annual salary of`), not across a joining
+  word ("a year for 90,000"). When none is named, an amount of 10,000 or more is a year's pay; one
+  below 300 is not read as pay at all (an hourly rate must say so); one in between is pay of
+  unknown interval, and only in a statement with a pay word.
 - Not pay: amounts in millions or billions (funding, revenue), amounts beside a perk, a price, a
-  count or a retirement plan ("$5,000 learning budget", "401(k) match up to $6,000", "costs $49/
-  month"), and amounts outside what a salary is stated in for their interval (an hour's pay of
-  $3, a month's of $49).
+  count, a headcount or a retirement plan ("$5,000 learning budget", "401(k) match up to $6,000",
+  "costs $49/month", "5,000 customers", "headcount of 1,200"), and amounts outside what a salary is
+  stated in for their interval (an hour's pay of $3, a month's of $49).
 
-Of several readings, the one in a statement about pay wins, then a range over one figure, then a
-named interval and currency; among equals, the first.
+Of several readings, the one in a statement with a pay word or with its interval named wins, then
+a range over one figure, then a named interval and currency; among equals, the first.
 
 Why not Babel: `babel.numbers.parse_decimal` reads one number already cut out of the text, in a
 locale given by the caller. A posting names no locale (a German posting writes `€65,000` as often
@@ -54,6 +66,9 @@ _AMOUNT: Final = re.compile(rf"{_side(1)}(?:{_SEPARATOR}{_side(2)})?", re.I)
 _CURRENCY_ANYWHERE: Final = re.compile(m.CURRENCY, re.I)
 _GROUPED: Final = re.compile(r"\d[.,'\u2019]\d{3}(?!\d)")
 _NOT_ALLOWED_IN_GAP: Final = re.compile(r"\b(?:and|und|plus|with|mit|for|für|of|von|or|oder)\b|\+", re.I)
+_NOT_ALLOWED_BEFORE: Final = re.compile(r"\b(?:and|und|plus|with|mit|for|für|or|oder)\b|\+", re.I)
+_WORD: Final = re.compile(r"[^\W_]")
+_CURRENCY_GROUPS: Final = ("c1", "p1", "c2", "p2")
 _BY_LOWER: Final = {token.lower(): iso for token, iso in m.CURRENCIES.items()}
 _BEFORE_CHARS = 50  # how far before an amount its interval or a perk word is looked for
 _AFTER_CHARS = 40
@@ -127,21 +142,30 @@ class _Segment:
         self.text = m.RETIREMENT_PLAN.sub(" retirement plan ", text)
 
     @functools.cached_property
-    def about_pay(self) -> bool:
-        return bool(m.PAY_WORDS.search(self.text) or m.INTERVAL.search(self.text))
+    def mentions_pay(self) -> bool:
+        """A pay word in the statement (salary, Gehalt, brutto...); an interval alone is not one."""
+        return bool(m.PAY_WORDS.search(self.text))
+
+    def only(self, match: re.Match[str]) -> bool:
+        """Whether the statement is this amount and nothing else (a pay field, a `|` field)."""
+        return not _WORD.search(self.text, 0, match.start()) and not _WORD.search(self.text, match.end())
 
 
 def _read_segment(text: str, offset: int) -> list[_Reading]:
     segment = _Segment(text)
     out: list[_Reading] = []
     for match in _AMOUNT.finditer(segment.text):
-        salary = _salary(segment, match)
-        if salary is not None:
-            out.append(_Reading(salary, segment.about_pay, offset + match.start()))
+        reading = _salary(segment, match)
+        if reading is not None:
+            salary, named = reading
+            out.append(_Reading(salary, segment.mentions_pay or named, offset + match.start()))
     return out
 
 
-def _salary(segment: _Segment, match: re.Match[str]) -> Salary | None:  # noqa: PLR0911 - one exit per reason
+def _salary(segment: _Segment, match: re.Match[str]) -> tuple[Salary, bool] | None:  # noqa: PLR0911 - one exit per reason
+    """The pay `match` states, and whether its interval is named at it; None when it is not pay."""
+    if not segment.mentions_pay and not any(match.group(g) for g in _CURRENCY_GROUPS):
+        return None  # a figure with no currency, in a statement with no pay word: most numbers
     low = _side_amount(match, 1)
     high = _side_amount(match, 2) if match.group("n2") else None
     end = match.end()
@@ -155,28 +179,30 @@ def _salary(segment: _Segment, match: re.Match[str]) -> Salary | None:  # noqa: 
         return None  # funding, revenue; a percentage
     before, after = text[max(0, match.start() - _BEFORE_CHARS) : match.start()], text[end : end + 80]
     currency = low.currency or (high.currency if high else None)
+    # A bare number: written like pay, not a year or a phone number ("+49 30 ...", "(555) ..."); in
+    # a statement with a pay word (checked above); not a count ("60,000 homes"). Only then is a
+    # currency named elsewhere in the statement its currency: that one may belong to other money.
+    if currency is None and (
+        not (low.grouped or low.multiplied) or before.rstrip().endswith(("+", "(")) or m.counted(after)
+    ):
+        return None
+    named, after_interval = _interval(before, after)
+    lo, hi = _bounds(before, low, high)  # "up to", "ab": the words just before the amount
     if currency is None:
-        # Written like pay, not a year, a count or a phone number ("+49 30 ...", "(555) ..."),
-        # and in a statement about pay; the currency, if any, named elsewhere in it.
-        if not (low.grouped or low.multiplied) or before.rstrip().endswith(("+", "(")):
-            return None
-        if not segment.about_pay:
-            return None
         currency = _currency_in(text)
-    interval, after_interval = _interval(before, after)
+    elif not (segment.mentions_pay or named or lo != hi or segment.only(match)):
+        return None  # money, but nothing says pay: no pay word, no interval, no range
     if _beside_not_pay(before, after_interval):
         return None
     values = [low.value] if high is None else [low.value, high.value]
-    if interval is None:
-        interval = inferred_interval(min(values), max(values))
-        if interval is None and (max(values) < m.UNNAMED_FROM or not segment.about_pay):
-            return None
+    interval = named or inferred_interval(min(values), max(values))
+    if interval is None and (max(values) < m.UNNAMED_FROM or not segment.mentions_pay):
+        return None
     if interval is not None:
         floor, ceiling = m.PLAUSIBLE[interval]
         if not all(floor <= v <= ceiling for v in values):
             return None
-    lo, hi = _bounds(text[: match.start()], low, high)
-    return Salary(min=lo, max=hi, currency=currency, interval=interval, stated="text")
+    return Salary(min=lo, max=hi, currency=currency, interval=interval, stated="text"), named is not None
 
 
 def _side_amount(match: re.Match[str], n: int) -> _Amount:
@@ -219,7 +245,9 @@ def _interval(before: str, after: str) -> tuple[SalaryInterval | None, str]:
         return m.interval_of(hit), after[hit.end() :]
     before = re.split(r"\d", before)[-1]  # not the interval of an earlier amount
     named = list(m.INTERVAL.finditer(before))
-    return (m.interval_of(named[-1]) if named else None), after
+    if not named or _NOT_ALLOWED_BEFORE.search(before, named[-1].end()):
+        return None, after  # "... a year for 90,000": the interval is another statement's
+    return m.interval_of(named[-1]), after
 
 
 def _beside_not_pay(before: str, after: str) -> bool:
