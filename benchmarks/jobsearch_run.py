@@ -1,4 +1,4 @@
-"""`python -m benchmarks.jobsearch_run [--size 5000] [--open] [--repeat 1]`: the whole pipeline.
+"""`python -m benchmarks.jobsearch_run [--sizes 1000 10000] [--open] [--no-drafts] [--repeat 1]`.
 
 Each measurement is `jobsearch run` as a person runs it (four `jobsearch serve STAGE` children,
 the embedded nats-server, the offline provider) in a fresh data dir and server store:
@@ -6,7 +6,10 @@ the embedded nats-server, the offline provider) in a fresh data dir and server s
    second run (the second finds nothing new);
 2. the example profile with `Sample(size=N)`: listings per second through the whole pipeline
    (fetch, dedupe, draft, export, tracker render), wall time from the command's start to its exit;
-   with `--open` the profile's search filters are emptied, so every listing is drafted and exported.
+   with `--open` the profile's search filters are emptied, so every listing is drafted and exported;
+   with `--no-drafts` the profile says `[drafting] enabled = false` (fetch, dedupe, export only).
+   Per size: the wall time, postings per second, and each job type's busy time and rate as
+   `jobsearch run --timings` reports them (the ledger's clock), so how each stage grows shows.
 """
 
 from __future__ import annotations
@@ -23,13 +26,22 @@ from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "profile.toml"
 _DONE = re.compile(r"done in ([0-9.]+) s")
-_LISTINGS = re.compile(r"listings   seen (\d+), new (\d+)")
+_LISTINGS = re.compile(r"listings   seen (\d+) = new (\d+)")
+_TIMING = re.compile(r"timing\s+(\S+)\s+([\d,]+) jobs in\s+([\d.]+) s")
 
 
-def profile(directory: Path, *, size: int | None = None, open_search: bool = False) -> Path:
-    """The example profile, its sample source optionally scaled up and its filters optionally off
-    (written as `directory/profile.toml`; the pipeline's end-to-end tests use it too)."""
+def profile(
+    directory: Path, *, size: int | None = None, open_search: bool = False, drafting: bool = True
+) -> Path:
+    """The example profile, its sample source optionally scaled up, its filters and its drafting
+    optionally off (written as `directory/profile.toml`; the pipeline's end-to-end tests use it)."""
     text = EXAMPLE.read_text()
+    if not drafting:
+        if "[drafting]\nenabled = true" not in text:
+            raise ValueError(
+                f"{EXAMPLE} no longer has `[drafting] enabled = true`: this helper needs updating"
+            )
+        text = text.replace("[drafting]\nenabled = true", "[drafting]\nenabled = false")
     if 'board = "sample"' not in text:
         raise ValueError(f"{EXAMPLE} no longer reads the sample board: this helper needs updating")
     if size is not None:
@@ -49,7 +61,7 @@ def run(path: Path, home: Path) -> tuple[float, str]:
     env["LLM_PROVIDER"] = "offline"
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "jobsearch.cli", "run", "--profile", str(path)],
+        [sys.executable, "-m", "jobsearch.cli", "run", "--profile", str(path), "--timings"],
         capture_output=True,
         text=True,
         env=env,
@@ -64,9 +76,12 @@ def run(path: Path, home: Path) -> tuple[float, str]:
 def main() -> None:
     """Print the measurements."""
     parser = argparse.ArgumentParser(prog="python -m benchmarks.jobsearch_run")
-    parser.add_argument("--size", type=int, default=5000, help="generated sample listings (default 5000)")
-    parser.add_argument("--open", action="store_true", help="no search filters: draft every listing")
-    parser.add_argument("--repeat", type=int, default=1, help="scaled-up runs, median reported")
+    parser.add_argument(
+        "--sizes", type=int, nargs="+", default=[5000], help="sample postings per run (default 5000)"
+    )
+    parser.add_argument("--open", action="store_true", help="no search filters: keep every listing")
+    parser.add_argument("--no-drafts", action="store_true", help="[drafting] enabled = false")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per size, median reported")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus")
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,20 +94,25 @@ def main() -> None:
             print(f"example profile, {label} run: {wall:.1f} s wall" + (
                 f" (seen {seen_new.group(1)}, new {seen_new.group(2)})" if seen_new else ""
             ))  # fmt: skip
-        rates = []
-        for attempt in range(args.repeat):
-            home = Path(tmp) / f"scaled{attempt}"
-            home.mkdir()
-            path = profile(home, size=args.size, open_search=args.open)
-            wall, out = run(path, home)
+        for size in args.sizes:
+            walls = []
+            for attempt in range(args.repeat):
+                home = Path(tmp) / f"n{size}-{attempt}"
+                home.mkdir()
+                path = profile(home, size=size, open_search=args.open, drafting=not args.no_drafts)
+                wall, out = run(path, home)
+                walls.append(wall)
+            wall = statistics.median(walls)
             seen_new = _LISTINGS.search(out)
-            rates.append(args.size / wall)
+            mode = (" open search" if args.open else "") + (" no drafts" if args.no_drafts else "")
             print(
-                f"Sample(size={args.size}){' open search' if args.open else ''}: {wall:.1f} s wall, "
-                f"{args.size / wall:.0f} listings/s" + (f" (new {seen_new.group(2)})" if seen_new else "")
+                f"Sample(size={size}){mode}: {wall:.1f} s wall, {size / wall:,.0f} postings/s"
+                + (f" (new {seen_new.group(2)})" if seen_new else "")
             )
-        if args.repeat > 1:
-            print(f"median: {statistics.median(rates):.0f} listings/s")
+            for job_type, count, seconds in _TIMING.findall(out):
+                jobs, busy = int(count.replace(",", "")), float(seconds)
+                rate = f"{size / busy:,.0f} postings/s" if busy and job_type.endswith("_batch") else ""
+                print(f"    {job_type:<24} {jobs:>7,} jobs, busy {busy:6.2f} s  {rate}")
 
 
 if __name__ == "__main__":

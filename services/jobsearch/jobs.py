@@ -1,15 +1,18 @@
 """The pipeline's job types, their queues and payloads: the only contract between the stages.
 
 ```
-jobsearch.search ─▶ jobsearch.source (one per source) ─▶ jobsearch.listing (one per posting)
+jobsearch.search ─▶ jobsearch.source (one per source) ─▶ jobsearch.listing_batch (postings, by size)
    [jobsearch-fetch]        [jobsearch-fetch]          ╰─▶ jobsearch.board_read (a full read's end)
                                                                [jobsearch-dedupe]
- ─▶ jobsearch.export (a new or changed listing the person keeps)       [jobsearch-export]
- ─▶ jobsearch.draft (new, matching merged listings) ─▶ jobsearch.export (listing + drafts)
+ ─▶ jobsearch.export_batch (the new or changed listings the person keeps)  [jobsearch-export]
+ ─▶ jobsearch.draft (one per new, matching listing) ─▶ jobsearch.export (listing + drafts)
         [jobsearch-draft]                                   [jobsearch-export]
  jobsearch.tracker (render tracker.xlsx once the run has drained; also `jobsearch export`)
         [jobsearch-export]
 ```
+Postings travel in batches (up to `BATCH_POSTINGS`, and `BATCH_BYTES` of JSON): a job per posting
+cost more in the platform's bookkeeping than dedupe's work on it. `jobsearch.listing` (one posting)
+and `jobsearch.export` (one listing) stay, for other clients and for the drafts.
 Each stage is its own service over its own queue (`jobsearch serve STAGE`). A stage's output is
 the next stage's job, submitted with a key derived from its input and scoped to its run
 (`run_key`), so a redelivered job submits nothing twice, while the next run reads every posting
@@ -21,8 +24,9 @@ platform's duplicate window. Every payload carries the `run_id` of the search it
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
@@ -38,7 +42,9 @@ QUEUES: dict[Stage, str] = {stage: f"jobsearch-{stage}" for stage in STAGES}
 SEARCH = "jobsearch.search"
 SOURCE = "jobsearch.source"
 LISTING = "jobsearch.listing"
+LISTING_BATCH = "jobsearch.listing_batch"
 BOARD_READ = "jobsearch.board_read"
+EXPORT_BATCH = "jobsearch.export_batch"
 DRAFT = "jobsearch.draft"
 EXPORT = "jobsearch.export"
 TRACKER = "jobsearch.tracker"
@@ -80,6 +86,14 @@ class ListingJob(_Payload, kw_only=True, frozen=True):
     """`jobsearch.listing`: one fetched posting, for dedupe to merge, filter and pass on."""
 
     listing: Listing
+    profile: Profile
+
+
+class ListingBatchJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.listing_batch`: fetched postings of one source, for dedupe, with the profile once."""
+
+    source: str
+    listings: list[Listing]
     profile: Profile
 
 
@@ -142,6 +156,43 @@ class ExportJob(_Payload, kw_only=True, frozen=True):
 
     listing: MergedListing
     drafts: list[Draft] = []
+
+
+class ExportBatchJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.export_batch`: listings to record as they now stand (new, merged into, updated)."""
+
+    listings: list[MergedListing]
+
+
+T = TypeVar("T")
+BATCH_POSTINGS = 100
+BATCH_BYTES = 160 * 1024  # of JSON, under the platform's 256 KiB a job (the envelope, the profile)
+_SIZE = msgspec.json.Encoder()
+
+
+def in_batches(items: Sequence[T], *, most: int = BATCH_POSTINGS, limit: int = BATCH_BYTES) -> list[list[T]]:
+    """`items` cut into batches of at most `most` items and about `limit` bytes of JSON each (an
+    item larger than `limit` travels alone), in order."""
+    batches: list[list[T]] = []
+    batch: list[T] = []
+    size = 0
+    for item in items:
+        item_size = len(_SIZE.encode(item))
+        if batch and (len(batch) >= most or size + item_size > limit):
+            batches.append(batch)
+            batch, size = [], 0
+        batch.append(item)
+        size += item_size
+    if batch:
+        batches.append(batch)
+    return batches
+
+
+def batch_key(run_id: str, kind: str, parts: Sequence[str]) -> str:
+    """A batch job's idempotency key, from what it carries: the same batch again is a duplicate,
+    a batch cut otherwise (after a redelivery) is not."""
+    digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+    return run_key(run_id, f"{kind}:{digest}")
 
 
 class TrackerJob(_Payload, kw_only=True, frozen=True):

@@ -113,3 +113,6 @@ class MergedListing(msgspec.Struct, kw_only=True, frozen=True):
     # replaces an older one in the state of record, never the other way round.
     revision: int = 0
     updated_at: datetime | None = None  # when a posting of it last changed or joined (None: never)
+    # Why its pay was not held against the profile's floor ("in USD, not compared with your EUR
+    # floor"): the listing is kept and marked, never dropped for a currency.
+    pay_note: str | None = None

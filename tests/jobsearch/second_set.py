@@ -1,24 +1,35 @@
-"""The second labelled de-duplication set: raw board payloads, read through the real adapters.
+"""The labelled de-duplication sets in boards' own shapes: raw payloads, read through the real adapters.
 
-`fixtures/dedupe_second/` holds what each board endpoint answers (one payload file per endpoint,
-in the board's own shape) and `labels.json`, which says which postings are one real job, what
-each job pays, and which pairs of different jobs look alike. It was written without looking at
-the matcher, so it measures dedupe on data not tuned to it (`labels.json`'s `about` says how).
+A set is a folder under `fixtures/`: what each board endpoint answers (one payload file per
+endpoint, in the board's own shape, named after the source it answers) and `labels.json`, which
+says which postings are one real job, what each job pays, and which pairs of different jobs look
+alike. `fixtures/dedupe_second/` (the second set) and `fixtures/dedupe_holdout/` (a smaller holdout,
+only ever reported on) were both written without looking at the matcher, so they measure dedupe on
+data not tuned to it (each `labels.json`'s `about` says how).
 
 ```python
 postings = await load_second_set()   # [(posting key, job label, Listing)], in SOURCES order
+postings = await load_set(HOLDOUT)   # any set's folder, in set_sources(folder) order
 expected_salaries()["kestrel-sre"]   # Salary(min=140000.0, max=165000.0, currency="USD", ...)
-hard_negative_pairs()                # [("lever:…", "lever:…", "why they are different jobs")]
+hard_negative_pairs(HOLDOUT)         # [("lever:…", "lever:…", "why they are different jobs")]
 ```
-The payloads are served by a real local HTTP server (`tests.http_target`) and read by
-`jobsearch.sources.fetch_source`, each source's `base_url` pointed at it: a posting reaches dedupe
-exactly as the adapter maps it. A posting without a label, a label without a posting, or a request
-the set has no file for fails loudly (an adapter that changes its paths shows up here).
+The sources a folder answers are read off its file names (`set_sources`): `greenhouse_<token>.json`,
+`lever_<site>.json`, `ashby_<board>.json`, `workable_<account>.json`,
+`smartrecruiters_<company>.json` (with its posting details in `smartrecruiters_<company>/<id>.json`),
+`remoteok.json`, `remotive.json`, `arbeitnow_page<n>.json`, `hackernews_<thread id>.json` and any
+`*.rss` feed, whose URL is the feed's own `<atom:link rel="self">` (the second set's feeds name no
+URL: `RSS_FILES` gives theirs). The payloads are served by a real local HTTP server
+(`tests.http_target`) and read by `jobsearch.sources.fetch_source`, each source's `base_url` pointed
+at it: a posting reaches dedupe exactly as the adapter maps it. A posting without a label, a label
+without a posting, a request the set has no file for, a payload file no source reads or no request
+asked for, all fail loudly (an adapter that changes its paths shows up here).
 """
 
 from __future__ import annotations
 
 import functools
+import re
+import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -47,43 +58,87 @@ from jobsearch.sources import BoardHttp, SourceError, fetch_source
 from tests.http_target import Answer, HttpTarget, serving
 from tests.jobsearch.boards import FAST, FIXTURES
 
-DIR = FIXTURES / "dedupe_second"
+SECOND = FIXTURES / "dedupe_second"
+HOLDOUT = FIXTURES / "dedupe_holdout"
+DIR = SECOND  # the second set: the default of every function below
 LABELS = DIR / "labels.json"
+LABELS_FILE = "labels.json"
 
 Posting = tuple[str, str, Listing]  # (posting key, job label, listing)
 
-# The feeds' public URLs: the Rss adapter asks the test server for the same path.
+# The second set's feeds, by public URL: the Rss adapter asks the test server for the same path.
 RSS_FILES = {
     "https://weworkremotely.com/remote-jobs.rss": "weworkremotely.rss",
     "https://remotejobsdaily.example/feed/jobs.rss": "remotejobsdaily.rss",
 }
 
-# Every source the set reads, in the order a profile would list them: company boards, then
-# aggregators. `_routes` says which files answer each source.
-SOURCES: tuple[Source, ...] = (
-    Greenhouse(token="bramblecloud"),
-    Greenhouse(token="cajueiro"),
-    Greenhouse(token="marlowpay"),
-    Greenhouse(token="smithrowe"),
-    Greenhouse(token="verdantgrid"),
-    Lever(site="brightfold"),
-    Lever(site="fernbrook"),
-    Lever(site="greyheron"),
-    Lever(site="kestrelhealth"),
-    Ashby(board_name="harborlight"),
-    Ashby(board_name="lumenforge"),
-    Ashby(board_name="tidalpine"),
-    Workable(account="harrowfinch"),
-    Workable(account="mueller-analytik"),
-    Workable(account="oresund-robotics"),
-    SmartRecruiters(company="AlpenglasAG"),
-    SmartRecruiters(company="PinnacleTalentPartners"),
-    RemoteOK(),
-    Remotive(),
-    Arbeitnow(),
-    HackerNews(thread_id=46120001),
-    *(Rss(url=url) for url in RSS_FILES),
+_ATOM_LINK = "{http://www.w3.org/2005/Atom}link"
+# The boards a folder's payload files answer, in the order a profile would list them: company
+# boards, then aggregators. A board's sources come in the order of their names.
+_NAMED = (
+    ("greenhouse", re.compile(r"greenhouse_(?P<name>.+)\.json")),
+    ("lever", re.compile(r"lever_(?P<name>.+)\.json")),
+    ("ashby", re.compile(r"ashby_(?P<name>.+)\.json")),
+    ("workable", re.compile(r"workable_(?P<name>.+)\.json")),
+    ("smartrecruiters", re.compile(r"smartrecruiters_(?P<name>[^/]+)(?:\.json|/\d+\.json)")),
+    ("remoteok", re.compile(r"remoteok\.json")),
+    ("remotive", re.compile(r"remotive\.json")),
+    ("arbeitnow", re.compile(r"arbeitnow_page\d+\.json")),
+    ("hackernews", re.compile(r"hackernews_(?P<name>\d+)\.json")),
 )
+
+
+def set_sources(folder: Path, feeds: Mapping[str, str] | None = None) -> tuple[Source, ...]:
+    """Every source whose payloads `folder` holds, in the order a profile would list them.
+
+    `feeds` maps each feed's public URL to its file; by default each `*.rss` file names its own
+    (`<atom:link rel="self">`), in the order of the file names.
+
+    Raises:
+        ValueError: a file of the folder answers no source, or a feed names no URL.
+    """
+    found: dict[str, set[str]] = {board: set() for board, _ in _NAMED}
+    feed_files = dict(feeds) if feeds is not None else _own_feeds(folder)
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder).as_posix()
+        if path.is_dir() or relative == LABELS_FILE or relative in feed_files.values():
+            continue
+        board, match = next(
+            ((board, m) for board, pattern in _NAMED if (m := pattern.fullmatch(relative))), ("", None)
+        )
+        if match is None:
+            raise ValueError(f"{folder.name}/{relative} answers no board's source")
+        found[board].add(match.groupdict().get("name") or "")
+    sources: list[Source] = [
+        *(Greenhouse(token=name) for name in sorted(found["greenhouse"])),
+        *(Lever(site=name) for name in sorted(found["lever"])),
+        *(Ashby(board_name=name) for name in sorted(found["ashby"])),
+        *(Workable(account=name) for name in sorted(found["workable"])),
+        *(SmartRecruiters(company=name) for name in sorted(found["smartrecruiters"])),
+        *([RemoteOK()] if found["remoteok"] else []),
+        *([Remotive()] if found["remotive"] else []),
+        *([Arbeitnow()] if found["arbeitnow"] else []),
+        *(HackerNews(thread_id=int(name)) for name in sorted(found["hackernews"], key=int)),
+        *(Rss(url=url) for url in feed_files),
+    ]
+    return tuple(sources)
+
+
+def _own_feeds(folder: Path) -> dict[str, str]:
+    """Each feed file's own URL (its channel's `<atom:link rel="self">`): file name."""
+    feeds: dict[str, str] = {}
+    for path in sorted(folder.glob("*.rss")):
+        channel = ET.parse(path).getroot().find("channel")
+        links = channel.findall(_ATOM_LINK) if channel is not None else []
+        url = next((link.get("href") for link in links if link.get("rel") == "self"), None)
+        if not url:
+            raise ValueError(f'{folder.name}/{path.name} names no URL (<atom:link rel="self">)')
+        feeds[url] = path.name
+    return feeds
+
+
+# Every source the second set reads.
+SOURCES: tuple[Source, ...] = set_sources(DIR, RSS_FILES)
 
 
 class JobLabel(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
@@ -115,37 +170,53 @@ class Labels(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=Tr
 
 
 @functools.cache
-def load_labels() -> Labels:
-    """The set's labels, decoded and checked against their shape."""
-    return msgspec.json.decode(LABELS.read_bytes(), type=Labels)
+def load_labels(folder: Path = DIR) -> Labels:
+    """A set's labels (by default the second set's), decoded and checked against their shape."""
+    return msgspec.json.decode((folder / LABELS_FILE).read_bytes(), type=Labels)
 
 
-def expected_salaries() -> dict[str, Salary | None]:
+def expected_salaries(folder: Path = DIR) -> dict[str, Salary | None]:
     """Each job's pay as its postings state it, by job label (None: no posting states pay)."""
-    return {label: job.salary for label, job in load_labels().jobs.items()}
+    return {label: job.salary for label, job in load_labels(folder).jobs.items()}
 
 
-def hard_negative_pairs() -> list[tuple[str, str, str]]:
+def hard_negative_pairs(folder: Path = DIR) -> list[tuple[str, str, str]]:
     """Pairs of posting keys of different jobs that look alike, each with why."""
-    return [(pair.a, pair.b, pair.why) for pair in load_labels().hard_negatives]
+    return [(pair.a, pair.b, pair.why) for pair in load_labels(folder).hard_negatives]
 
 
 async def load_second_set() -> list[Posting]:
-    """Every posting of the set as its board's adapter maps it, with its key and job label.
+    """Every posting of the second set as its board's adapter maps it, with its key and job label."""
+    return await load_set(DIR, RSS_FILES)
+
+
+async def load_set(folder: Path, feeds: Mapping[str, str] | None = None) -> list[Posting]:
+    """Every posting of the set in `folder` as its board's adapter maps it, with its key and job
+    label, in `set_sources(folder, feeds)` order (each board's postings in the order it lists them).
 
     Raises:
         AssertionError: a source could not be read, an adapter asked for a path the set does not
-            serve, or postings and labels do not match one to one.
+            serve, a payload file was asked for by no request, or postings and labels do not match
+            one to one.
+        ValueError: a file of the folder answers no source.
     """
+    feed_files = dict(feeds) if feeds is not None else _own_feeds(folder)
     listings: list[Listing] = []
     with serving() as target:
         server = _SetServer(target)
         async with BoardHttp(FAST) as http:
-            for source in SOURCES:
-                listings.extend(await server.read(http, source))
+            for source in set_sources(folder, feed_files):
+                listings.extend(await server.read(http, source, _routes(source, folder, feed_files)))
         if unserved := server.unserved():
             raise AssertionError(f"the adapters asked for paths the set does not serve: {unserved}")
-    return _labelled(listings, load_labels())
+    if unread := sorted(path.relative_to(folder).as_posix() for path in _payloads(folder) - server.served):
+        raise AssertionError(f"no adapter asked for these files of {folder.name}: {unread}")
+    return _labelled(listings, load_labels(folder))
+
+
+def _payloads(folder: Path) -> set[Path]:
+    """Every file of the set but its labels."""
+    return {path for path in folder.rglob("*") if path.is_file() and path != folder / LABELS_FILE}
 
 
 @dataclass(frozen=True)
@@ -166,7 +237,7 @@ class Route:
 
 
 class _SetServer:
-    """Serves the set on a test server. The exact path an adapter asks for (its query included) is
+    """Serves a set on a test server. The exact path an adapter asks for (its query included) is
     learnt from the request the server records: the first ask is answered 404, the matching file is
     scripted for that path, and the source is read again."""
 
@@ -175,10 +246,10 @@ class _SetServer:
     def __init__(self, target: HttpTarget) -> None:
         self.target = target
         self.scripted: set[str] = set()
+        self.served: set[Path] = set()  # the files scripted for some request
 
-    async def read(self, http: BoardHttp, source: Source) -> list[Listing]:
-        """`source`'s listings, read through its adapter from this server."""
-        routes = _routes(source)
+    async def read(self, http: BoardHttp, source: Source, routes: list[Route]) -> list[Listing]:
+        """`source`'s listings, read through its adapter from this server, `routes` answering."""
         pointed = msgspec.structs.replace(source, base_url=self.target.url(""))
         for _ in range(self.ROUNDS):
             failure: SourceError | None = None
@@ -203,6 +274,7 @@ class _SetServer:
                 body = route.file.read_bytes()
                 self.target.script(path, Answer(200, body, {"Content-Type": route.content_type}))
                 self.scripted.add(path)
+                self.served.add(route.file)
                 learnt = True
         return learnt
 
@@ -211,19 +283,23 @@ class _SetServer:
         return sorted({request.path for request in self.target.requests} - self.scripted)
 
 
-def _routes(source: Source) -> list[Route]:  # noqa: PLR0911 - one exit per board
-    """The files that answer `source`'s adapter, each with the request it answers."""
+def _routes(source: Source, folder: Path, feeds: Mapping[str, str]) -> list[Route]:  # noqa: PLR0911 - one exit per board
+    """The files of `folder` that answer `source`'s adapter, each with the request it answers."""
     match source:
         case Greenhouse(token=token):
-            return [Route(f"/v1/boards/{token}/jobs", {"content": "true"}, DIR / f"greenhouse_{token}.json")]
+            return [
+                Route(f"/v1/boards/{token}/jobs", {"content": "true"}, folder / f"greenhouse_{token}.json")
+            ]
         case Lever(site=site):
-            return [Route(f"/v0/postings/{site}", {"mode": "json", "skip": "0"}, DIR / f"lever_{site}.json")]
+            return [
+                Route(f"/v0/postings/{site}", {"mode": "json", "skip": "0"}, folder / f"lever_{site}.json")
+            ]
         case Ashby(board_name=name):
             return [
                 Route(
                     f"/posting-api/job-board/{name}",
                     {"includeCompensation": "true"},
-                    DIR / f"ashby_{name}.json",
+                    folder / f"ashby_{name}.json",
                 )
             ]
         case Workable(account=account):
@@ -231,30 +307,33 @@ def _routes(source: Source) -> list[Route]:  # noqa: PLR0911 - one exit per boar
                 Route(
                     f"/api/v1/widget/accounts/{account}",
                     {"details": "true"},
-                    DIR / f"workable_{account}.json",
+                    folder / f"workable_{account}.json",
                 )
             ]
         case SmartRecruiters(company=company):
             base = f"/v1/companies/{company}/postings"
-            details = sorted((DIR / f"smartrecruiters_{company}").glob("*.json"))
+            details = sorted((folder / f"smartrecruiters_{company}").glob("*.json"))
             return [
-                Route(base, {"offset": "0"}, DIR / f"smartrecruiters_{company}.json"),
+                Route(base, {"offset": "0"}, folder / f"smartrecruiters_{company}.json"),
                 *(Route(f"{base}/{detail.stem}", {}, detail) for detail in details),
             ]
         case RemoteOK():
-            return [Route("/api", {}, DIR / "remoteok.json")]
+            return [Route("/api", {}, folder / "remoteok.json")]
         case Remotive():
-            return [Route("/api/remote-jobs", {}, DIR / "remotive.json")]
+            return [Route("/api/remote-jobs", {}, folder / "remotive.json")]
         case Arbeitnow():
-            pages = sorted(DIR.glob("arbeitnow_page*.json"))
+            pages = sorted(
+                folder.glob("arbeitnow_page*.json"), key=lambda page: int(page.stem[len("arbeitnow_page") :])
+            )
             return [
-                Route("/api/job-board-api", {"page": str(n)}, page) for n, page in enumerate(pages, start=1)
+                Route("/api/job-board-api", {"page": page.stem[len("arbeitnow_page") :]}, page)
+                for page in pages
             ]
         case HackerNews(thread_id=thread):
-            return [Route(f"/api/v1/items/{thread}", {}, DIR / f"hackernews_{thread}.json")]
+            return [Route(f"/api/v1/items/{thread}", {}, folder / f"hackernews_{thread}.json")]
         case Rss(url=url):
-            return [Route(urlsplit(url).path, {}, DIR / RSS_FILES[url], "application/rss+xml; charset=utf-8")]
-    raise ValueError(f"the second set has no payload for {source_name(source)}")
+            return [Route(urlsplit(url).path, {}, folder / feeds[url], "application/rss+xml; charset=utf-8")]
+    raise ValueError(f"{folder.name} has no payload for {source_name(source)}")
 
 
 def _labelled(listings: list[Listing], labels: Labels) -> list[Posting]:

@@ -57,10 +57,17 @@ def posting(external_id: str, title: str, **fields: object) -> Listing:
             "northwindrobotics",
         ),  # full width
         ("株式会社サクラデータ", "サクラデータ"),
+        ("Mueller Analytik GmbH", "mulleranalytik"),
+        ("Müller Analytik", "mulleranalytik"),
+        ("Muller Analytik", "mulleranalytik"),
+        ("Smith &amp; Rowe", "smithandrowe"),
+        ("Smith and Rowe Ltd", "smithandrowe"),
+        ("Øresund Robotics AB", "oresundrobotics"),
     ],
 )
 def test_company_key_drops_legal_forms(raw: str, key: str) -> None:
-    """Legal forms, case, punctuation, width and spacing do not change a company's key."""
+    """Legal forms, case, punctuation, width, spacing, HTML entities and transliteration (ü = ue = u,
+    ø = o, & = and) do not change a company's key."""
     assert normalise.company_key(raw) == key
 
 
@@ -104,6 +111,28 @@ def test_places_and_remote() -> None:
     assert normalise.city("Germany") is None
     for remote in ["Remote", "Anywhere", "Work from home", "Remote - Europe", "100% remote", "WFH"]:
         assert normalise.is_remote_place(remote), remote
+
+
+@pytest.mark.parametrize(
+    ("raw", "cities", "continents"),
+    [
+        ("USA Only", (), {"north america"}),
+        ("Europe Only", (), {"europe"}),
+        ("Latin America", (), {"latin america"}),
+        ("Remote - Americas", (), {"north america", "latin america"}),
+        ("UK, Europe", (), {"europe"}),
+        ("ONSITE (hybrid, 3 days)", (), set()),
+        ("Austin, TX, United States", ("austin",), {"north america"}),
+        ("Berlin or Munich", ("berlin", "munich"), set()),
+        ("Berlin, Germany or REMOTE (EMEA)", ("berlin",), {"europe", "middle east and africa"}),
+        ("São Paulo, Brazil", ("sao paulo",), {"latin america"}),
+    ],
+)
+def test_regions_are_not_cities(raw: str, cities: tuple[str, ...], continents: set[str]) -> None:
+    """A region ("USA Only", "Latin America", "EMEA") names no city but its continents; a schedule
+    is no place; each alternative of a location names its own city."""
+    read = normalise.location(raw)
+    assert (read.cities, set(read.continents)) == (cities, continents)
 
 
 def run(tmp_path: Path, *postings: Listing) -> list[str]:

@@ -14,8 +14,8 @@ from jetjobs import ConfigError
 from jobsearch.app import build_app
 from jobsearch.dedupe import Dedupe, run_outcomes
 from jobsearch.dedupe.store import SeenSet, read_listings
-from jobsearch.jobs import BoardReadJob, DraftJob, ExportJob, ListingJob, SearchJob
-from jobsearch.listing import Listing, Salary
+from jobsearch.jobs import BoardReadJob, DraftJob, ExportBatchJob, ListingBatchJob, ListingJob, SearchJob
+from jobsearch.listing import Listing, MergedListing, Salary
 from jobsearch.profile import Person, Profile, Search
 from jobsearch.schema_export import check_schemas
 from tests.jobsearch.test_dedupe_match import posting
@@ -35,7 +35,7 @@ class Owed:
     def __init__(self) -> None:
         self.keys: list[str] = []
         self.job_ids: list[str] = []
-        self.exports: list[ExportJob] = []
+        self.exports: list[MergedListing] = []  # each listing handed to the export stage
         self.fail = False
 
     async def draft(self, draft: DraftJob, key: str, job_id: str) -> None:
@@ -44,10 +44,10 @@ class Owed:
         self.keys.append(key)
         self.job_ids.append(job_id)
 
-    async def export(self, export: ExportJob, key: str) -> None:
+    async def export(self, export: ExportBatchJob, key: str) -> None:
         if self.fail:
             raise ConnectionError("killed before the export was submitted")
-        self.exports.append(export)
+        self.exports.extend(export.listings)
 
 
 async def test_new_listing_drafts_once_and_a_second_run_drafts_nothing(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ async def test_new_listing_drafts_once_and_a_second_run_drafts_nothing(tmp_path:
     assert (first["outcome"], second["outcome"]) == ("new", "merged")
     assert owed.keys == [f"run1:draft:{first['listing_id']}"]
     assert owed.job_ids == [f"draft-{first['listing_id']}"]
-    assert [(e.listing.revision, len(e.listing.sources)) for e in owed.exports] == [(1, 1), (2, 2)]
+    assert [(e.revision, len(e.sources)) for e in owed.exports] == [(1, 1), (2, 2)]
     for listing in (own, copy):
         assert (await dedupe.handle(job(listing, "run2"), owed))["outcome"] == "unchanged"
     assert len(owed.keys) == 1
@@ -85,7 +85,7 @@ async def test_killed_before_the_draft_is_submitted_the_redelivery_submits_it(tm
     other = posting("2", "Backend Engineer", board="remotive", url="https://r.example/2")
     assert (await dedupe.handle(job(other), owed))["outcome"] == "merged"
     assert owed.keys == []
-    assert [e.listing.revision for e in owed.exports] == [2]
+    assert [e.revision for e in owed.exports] == [2]
     redelivered = await dedupe.handle(job(listing), owed)
     assert redelivered["state"] == "drafted"
     assert len(owed.keys) == 1
@@ -109,7 +109,7 @@ async def test_a_changed_posting_updates_its_listing(tmp_path: Path) -> None:
     )
     result = await dedupe.handle(job(after, "run2"), owed)
     assert result["outcome"] == "updated"
-    latest = owed.exports[-1].listing
+    latest = owed.exports[-1]
     assert (latest.revision, latest.title, latest.salary) == (2, after.title, after.salary)
     assert latest.updated_at is not None
     assert len(owed.keys) == 1
@@ -164,6 +164,35 @@ async def test_a_run_records_each_posting_once_and_its_whole_reads(tmp_path: Pat
     assert outcomes.filtered_reasons == {"exclude": 1}
     assert outcomes.full_reads == {"greenhouse:acme": 2}
     assert run_outcomes(tmp_path / "db.sqlite", "another").recorded == 0
+    await dedupe.aclose()
+
+
+async def test_a_batch_is_one_transaction_and_owes_each_listing_once(tmp_path: Path) -> None:
+    """A batch with two postings of one job and a third job: counts per outcome, one export
+    carrying each listing once at its last revision, one draft per new listing, all in one
+    transaction; the same batch delivered again owes nothing more."""
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    batch = ListingBatchJob(
+        run_id="run1",
+        source="mixed",
+        profile=PROFILE,
+        listings=[
+            posting("1", "Backend Engineer"),
+            posting("2", "Backend Engineer (m/w/d)", board="arbeitnow", url="https://a.example/2"),
+            posting("3", "Frontend Engineer", url="https://n.example/3", description="Another text. " * 60),
+        ],
+    )
+    result = await dedupe.handle_batch(batch, owed)
+    assert result == {"source": "mixed", "postings": 3, "counts": {"new": 2, "merged": 1}}
+    assert sorted((e.title, e.revision, len(e.sources)) for e in owed.exports) == [
+        ("Backend Engineer", 2, 2),
+        ("Frontend Engineer", 1, 1),
+    ]
+    assert len(owed.keys) == 2
+    assert dedupe.writer.batches <= 3  # the postings, the exports' note, the drafts' note
+    again = await dedupe.handle_batch(batch, owed)
+    assert again["counts"] == {"unchanged": 3}
+    assert (len(owed.exports), len(owed.keys)) == (2, 2)
     await dedupe.aclose()
 
 
@@ -247,3 +276,24 @@ def test_an_unwritable_database_path_fails_at_start(tmp_path: Path, monkeypatch:
     monkeypatch.setenv("JOBSEARCH_DB", str(tmp_path / "new" / "jobsearch.sqlite"))
     build_app(["dedupe"])
     assert not (tmp_path / "new").exists()
+
+
+async def test_pay_in_another_currency_is_kept_and_marked(tmp_path: Path) -> None:
+    """A salary in USD below a EUR floor is not compared (no rate is guessed): the listing is kept,
+    marked with why, and the mark reaches the export stage; one in EUR below it is dropped."""
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    floor = Profile(person=Person(name="S"), search=Search(salary_floor=80_000, salary_currency="EUR"))
+    usd = posting(
+        "1", "Backend Engineer", salary=Salary(min=50_000, max=60_000, currency="USD", interval="year")
+    )
+    eur = posting(
+        "2", "Data Engineer", url="https://n.example/2", description="Other words. " * 60,
+        salary=Salary(min=50_000, max=60_000, currency="EUR", interval="year"),
+    )  # fmt: skip
+    kept = await dedupe.handle(job(usd, profile=floor), owed)
+    dropped = await dedupe.handle(job(eur, profile=floor), owed)
+    assert (kept["state"], dropped["state"]) == ("drafted", "dropped")
+    assert dropped["drop_reason"].startswith("salary: at most 60,000 EUR a year")
+    [exported] = owed.exports
+    assert exported.pay_note == "in USD, not compared with your EUR floor"
+    await dedupe.aclose()

@@ -18,15 +18,19 @@ from jobsearch.app import build_app
 from jobsearch.fetch import FetchHandlers, SourceReport, metrics, service
 from jobsearch.fetch.handlers import SOURCE_ATTEMPTS, outcome_of
 from jobsearch.jobs import (
+    BATCH_BYTES,
+    BATCH_POSTINGS,
     BOARD_READ,
-    LISTING,
+    LISTING_BATCH,
     QUEUES,
     SEARCH,
     SOURCE,
     BoardReadJob,
+    ListingBatchJob,
     ListingJob,
     SearchJob,
     SourceJob,
+    in_batches,
 )
 from jobsearch.profile import Greenhouse, Lever, Person, Profile, Remotive, Sample
 from jobsearch.sources import SourceError
@@ -51,12 +55,13 @@ def profile(target: HttpTarget) -> Profile:
 
 
 def dedupe_stand_in(seen: list[ListingJob], reads: list[BoardReadJob] | None = None) -> App:
-    """An App on the dedupe queue that only records the listing and board-read jobs it receives."""
+    """An App on the dedupe queue that only records the postings (as one listing job each) and
+    the board reads it receives."""
     app = App("dedupe-stand-in", builtins=False)
 
-    @app.job(LISTING, payload=ListingJob)
-    async def listing(ctx: JobContext, job: ListingJob) -> None:
-        seen.append(job)
+    @app.job(LISTING_BATCH, payload=ListingBatchJob)
+    async def listings(ctx: JobContext, job: ListingBatchJob) -> None:
+        seen.extend(ListingJob(run_id=job.run_id, listing=p, profile=job.profile) for p in job.listings)
 
     @app.job(BOARD_READ, payload=BoardReadJob)
     async def board_read(ctx: JobContext, job: BoardReadJob) -> None:
@@ -89,7 +94,7 @@ async def test_search_fans_out_and_a_broken_board_is_reported(
         )
         # The search, the sample source: succeeded; the Greenhouse source: dead.
         await fetched.wait(lambda: fetched.count("succeeded") == 2 and fetched.count("dead") == 1)
-        await deduped.wait(lambda: deduped.count("succeeded") == BUNDLED + 1)
+        await deduped.wait(lambda: len(seen) == BUNDLED and bool(reads))
 
         again = await publisher.enqueue(
             SEARCH, SearchJob(run_id="run-1", profile=profile(board)), queue=QUEUES["fetch"]
@@ -99,7 +104,7 @@ async def test_search_fans_out_and_a_broken_board_is_reported(
             SEARCH, SearchJob(run_id="run-2", profile=profile(board)), queue=QUEUES["fetch"]
         )
         await fetched.wait(lambda: fetched.count("succeeded") == 5 and fetched.count("dead") == 2)
-        await deduped.wait(lambda: deduped.count("succeeded") == 2 * (BUNDLED + 1))
+        await deduped.wait(lambda: len(seen) == 2 * BUNDLED and len(reads) == 2)
     await handlers.aclose()
 
     assert len(seen) == 2 * BUNDLED
@@ -158,26 +163,39 @@ async def test_a_board_that_keeps_failing_is_retried_then_dead_lettered(
 # The stage's work without a server: `jobsearch.fetch.service` and the outcome of a broken board.
 
 
-async def test_read_source_reports_counts_and_submits_one_job_per_listing(board: HttpTarget) -> None:
-    """read_source submits one ListingJob per listing (with the run id and profile) and reports
-    listings, submissions, duplicates and skips by reason."""
+async def test_read_source_reports_counts_and_submits_postings_in_batches(board: HttpTarget) -> None:
+    """read_source submits the postings in listing batches (with the run id, the source and the
+    profile once) and reports listings, submissions, duplicates and skips by reason."""
     board.script("/v1/boards/acme/jobs?content=true&pay_transparency=true", ok_file("greenhouse_jobs.json"))
     person = Person(name="Sam Sample")
     source = Greenhouse(token="acme", base_url=board.url(""))
-    submitted: list[ListingJob] = []
+    submitted: list[ListingBatchJob] = []
 
-    async def submit(jobs: Sequence[ListingJob]) -> list[bool]:
+    async def submit(jobs: Sequence[ListingBatchJob]) -> list[bool]:
         submitted.extend(jobs)
-        return [i == 0 for i in range(len(jobs))]  # the first was already in the window
+        return [False for _ in jobs]
 
     job = SourceJob(run_id="r1", source=source, profile=Profile(person=person, sources=[source]))
     async with client() as http:
         report = await service.read_source(job, http, submit)
-    assert [j.listing.external_id for j in submitted] == ["4012345", "4012346", "4012347"]
-    assert all(j.run_id == "r1" and j.profile.person == person for j in submitted)
-    assert (report.listings, report.submitted, report.duplicates, report.skipped) == (3, 2, 1, 2)
+    [batch] = submitted
+    assert [p.external_id for p in batch.listings] == ["4012345", "4012346", "4012347"]
+    assert (batch.run_id, batch.source, batch.profile.person) == ("r1", "greenhouse:acme", person)
+    assert (report.listings, report.submitted, report.duplicates, report.skipped) == (3, 3, 0, 2)
     assert report.skipped_reasons == {"no title": 1, "no url": 1}
     assert report.source == "greenhouse:acme"
+
+
+def test_postings_are_cut_into_batches_by_count_and_size() -> None:
+    """`in_batches`: at most BATCH_POSTINGS a batch and about BATCH_BYTES of JSON; order kept; a
+    posting larger than the limit travels alone."""
+    items = ["x" * 1000] * 250 + ["y" * (BATCH_BYTES + 10)] + ["z"] * 3
+    batches = in_batches(items)
+    assert [len(b) for b in batches][:3] == [BATCH_POSTINGS, BATCH_POSTINGS, 50]
+    assert batches[3] == ["y" * (BATCH_BYTES + 10)]
+    assert batches[4] == ["z"] * 3
+    assert [x for b in batches for x in b] == items
+    assert [len(b) for b in in_batches(["w" * 50_000] * 7)] == [3, 3, 1]
 
 
 async def test_a_broken_board_is_counted_and_raised(board: HttpTarget) -> None:
@@ -186,7 +204,7 @@ async def test_a_broken_board_is_counted_and_raised(board: HttpTarget) -> None:
     source = Lever(site="gone", base_url=board.url(""))
     job = SourceJob(run_id="r1", source=source, profile=Profile(person=Person(name="S"), sources=[source]))
 
-    async def submit(jobs: Sequence[ListingJob]) -> list[bool]:
+    async def submit(jobs: Sequence[ListingBatchJob]) -> list[bool]:
         raise AssertionError("nothing may be submitted for a broken board")
 
     before = REGISTRY.get_sample_value(

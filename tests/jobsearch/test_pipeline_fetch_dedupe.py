@@ -24,7 +24,19 @@ from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import Job
 from jetjobs.testing import WorkerPool
 from jobsearch.dedupe.store import read_listings
-from jobsearch.jobs import LISTING, QUEUES, SEARCH, SOURCE, DraftJob, ListingJob, SearchJob
+from jobsearch.jobs import (
+    BATCH_POSTINGS,
+    LISTING,
+    LISTING_BATCH,
+    QUEUES,
+    SEARCH,
+    SOURCE,
+    DraftJob,
+    ListingBatchJob,
+    ListingJob,
+    SearchJob,
+)
+from jobsearch.listing import Listing
 from jobsearch.profile import Person, Profile, Sample
 from tests.support import FAST_LIVENESS, fast_settings
 
@@ -117,13 +129,23 @@ async def raw_search(check: LedgerCheck, run_id: str) -> None:
     assert not ack.duplicate
 
 
-async def drain_run(check: LedgerCheck, runs: int) -> list[str]:
-    """Wait until `runs` source jobs ended, then until every listing job published so far ended."""
+async def postings_on(check: LedgerCheck) -> list[tuple[str, ListingBatchJob]]:
+    """(job id, batch) of every listing batch on the dedupe queue so far."""
+    return [
+        (job.id, msgspec.convert(job.payload, ListingBatchJob))
+        for job in await jobs_on(check, QUEUES["dedupe"])
+        if job.type == LISTING_BATCH
+    ]
+
+
+async def drain_run(check: LedgerCheck, runs: int) -> list[Listing]:
+    """Wait until `runs` source jobs ended, then until every listing batch published so far ended;
+    the postings they carried."""
     await check.wait_until(lambda: settled(check, SOURCE) >= runs, timeout=60)
-    listing_ids = [job.id for job in await jobs_on(check, QUEUES["dedupe"]) if job.type == LISTING]
-    remaining = await check.wait_drained(listing_ids, timeout=120)
-    assert not remaining, f"{len(remaining)} listing jobs never finished"
-    return listing_ids
+    batches = await postings_on(check)
+    remaining = await check.wait_drained([job_id for job_id, _ in batches], timeout=120)
+    assert not remaining, f"{len(remaining)} listing batches never finished"
+    return [listing for _, batch in batches for listing in batch.listings]
 
 
 def drafts_by_listing(jobs: list[Job]) -> dict[str, set[str]]:
@@ -165,19 +187,14 @@ async def test_search_flows_to_draft_jobs_and_a_second_run_drafts_nothing(
         assert len(second) == 80  # a later run hands dedupe every posting again
         assert drafts_by_listing(await jobs_on(check, QUEUES["draft"])) == drafts
 
-        listings = [
-            msgspec.convert(job.payload, ListingJob)
-            for job in await jobs_on(check, QUEUES["dedupe"])
-            if job.type == LISTING
-        ]
         later = [
             await publisher.enqueue(
                 LISTING,
-                msgspec.structs.replace(job, run_id="run3"),
+                ListingJob(run_id="run3", listing=listing, profile=Profile(person=Person(name="S"))),
                 queue=QUEUES["dedupe"],
-                key=f"run3:{job.listing.key}",
+                key=f"run3:{listing.key}",
             )
-            for job in listings[:40]
+            for listing in first
         ]
         assert not any(e.duplicate for e in later)
         remaining = await check.wait_drained([e.id for e in later], timeout=60)
@@ -191,10 +208,11 @@ async def test_search_flows_to_draft_jobs_and_a_second_run_drafts_nothing(
 async def test_dedupe_killed_mid_run_loses_nothing_and_drafts_nothing_twice(
     nats_server: EmbeddedServer, namespace: str, tmp_path: Path
 ) -> None:
-    """kill -9 of the dedupe service while it works through 1,500 listings, then a new one: every
-    listing job ends, every merged listing is drafted, and each by exactly one draft job id."""
+    """kill -9 of the dedupe service while it works through 3,000 postings (30 batches), then a
+    new one: every batch ends, every merged listing is drafted, and each by exactly one draft job
+    id."""
     settings = pipeline_settings(namespace, nats_server.url)
-    size = 1500
+    size = 3000
     async with (
         following(settings) as (check, publisher),
         stage(settings, "fetch", tmp_path) as fetch,
@@ -203,12 +221,13 @@ async def test_dedupe_killed_mid_run_loses_nothing_and_drafts_nothing_twice(
         await fetch.start()
         (victim,) = await dedupe.start()
         await search(publisher, "run1", size=size)
-        await check.wait_until(lambda: settled(check, LISTING) >= size // 5, timeout=120)
+        batches = size // BATCH_POSTINGS
+        await check.wait_until(lambda: settled(check, LISTING_BATCH) >= batches // 6, timeout=120)
         await dedupe.kill(victim)
-        assert settled(check, LISTING) < size, "the kill must come mid-run"
+        assert settled(check, LISTING_BATCH) < batches, "the kill must come mid-run"
         await dedupe.start()
-        listing_ids = await drain_run(check, runs=1)
-        assert len(listing_ids) == size
+        postings = await drain_run(check, runs=1)
+        assert len(postings) == size
         drafts = drafts_by_listing(await jobs_on(check, QUEUES["draft"]))
         stored = read_listings(tmp_path / "jobsearch.sqlite")
         assert len(stored) == size - size // 10  # every 10th generated posting is a cross-post

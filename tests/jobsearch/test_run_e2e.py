@@ -19,7 +19,7 @@ from nats.aio.client import Client as NATS
 from jetjobs import Publisher, Settings
 from jetjobs.testing import worker_env
 from jobsearch.dedupe.store import read_listings
-from jobsearch.jobs import DRAFT, EXPORT, LISTING
+from jobsearch.jobs import DRAFT, EXPORT, LISTING_BATCH
 from jobsearch.run.progress import Progress, follow_ledger
 from jobsearch.store import Store
 from tests.jobsearch.export_support import sheet_rows
@@ -146,8 +146,8 @@ async def test_a_stage_service_killed_mid_run_loses_nothing(
     """SIGKILL the dedupe service (the slowest stage, so it always holds jobs) mid-run: the run
     restarts it, the jobs it held are redelivered, and every kept listing still reaches the
     tracker with its drafts; exit 0."""
-    profile = profile_with(tmp_path, size=1500, open_search=True)
-    progress = Progress([LISTING, DRAFT, EXPORT])
+    profile = profile_with(tmp_path, size=3000, open_search=True)  # 30 batches of postings
+    progress = Progress([LISTING_BATCH, DRAFT, EXPORT])
     subscription = await follow_ledger(Publisher(nc, run_settings), progress)
     log = (tmp_path / "run.log").open("wb")  # the run's stderr: read only to explain a failure
     process = await anyio.open_process(
@@ -173,13 +173,13 @@ async def test_a_stage_service_killed_mid_run_loses_nothing(
 
         tg.start_soon(watch_exit)
         with anyio.fail_after(120):
-            while progress.counts[LISTING].succeeded < 50 and not exited.is_set():
+            while progress.counts[LISTING_BATCH].succeeded < 5 and not exited.is_set():
                 await first_of(progress.next_change(), exited)
         assert not exited.is_set(), output.decode() + (tmp_path / "run.log").read_text()
         killed = _service_pid(process.pid, "dedupe")
         assert killed is not None
         os.kill(killed, signal.SIGKILL)
-        looked_at_kill = progress.counts[LISTING].succeeded
+        looked_at_kill = progress.counts[LISTING_BATCH].succeeded
         with anyio.fail_after(300):
             code = await process.wait()
     await subscription.unsubscribe()
@@ -187,9 +187,9 @@ async def test_a_stage_service_killed_mid_run_loses_nothing(
     text = output.decode()
     assert code == 0, text + (tmp_path / "run.log").read_text()
     assert "the dedupe service exited; restarted it" in text
-    assert looked_at_kill < progress.counts[LISTING].succeeded  # the kill was mid-run
+    assert looked_at_kill < progress.counts[LISTING_BATCH].succeeded  # the kill was mid-run
     assert progress.redelivered  # the jobs the killed service held ran again
-    assert progress.counts[LISTING].dead == 0
+    assert progress.counts[LISTING_BATCH].dead == 0
     kept = read_listings(data_dir / "jobsearch.sqlite")
     assert len(kept) > 50
     assert {item.state for item in kept} == {"drafted"}

@@ -1,11 +1,11 @@
 """The dedupe stage: merge the postings of one job across boards and runs, filter, pass on.
 
-`jobsearch serve dedupe` runs it over the `jobsearch-dedupe` queue. Each `jobsearch.listing` job
-is matched against the seen-set in SQLite (exact keys, then fuzzy within the company), merged,
-filtered by the profile's search; a new or changed listing the person keeps becomes a
-`jobsearch.export` job on `jobsearch-export`, and a new one also a `jobsearch.draft` job
-(job id `draft-<merged id>`) on `jobsearch-draft`. `jobsearch.board_read` records a source's
-whole read. See docs/dedupe.md.
+`jobsearch serve dedupe` runs it over the `jobsearch-dedupe` queue. Each posting of a
+`jobsearch.listing_batch` (or `jobsearch.listing`) job is matched against the seen-set in SQLite
+(exact keys, then fuzzy within the company), merged, filtered by the profile's search; the new or
+changed listings the person keeps go to `jobsearch-export` in `jobsearch.export_batch` jobs, and
+each new one also becomes a `jobsearch.draft` job (job id `draft-<merged id>`) on
+`jobsearch-draft`. `jobsearch.board_read` records a source's whole read. See docs/dedupe.md.
 """
 
 from __future__ import annotations
@@ -18,12 +18,14 @@ from jobsearch.dedupe.service import Dedupe, check_db_path, draft_job_id, draft_
 from jobsearch.jobs import (
     BOARD_READ,
     DRAFT,
-    EXPORT,
+    EXPORT_BATCH,
     LISTING,
+    LISTING_BATCH,
     QUEUES,
     BoardReadJob,
     DraftJob,
-    ExportJob,
+    ExportBatchJob,
+    ListingBatchJob,
     ListingJob,
 )
 from jobsearch.settings import load_pipeline_settings
@@ -43,8 +45,8 @@ class _Publishing:
         prepared = self.ctx.publisher.build(DRAFT, job, queue=QUEUES["draft"], key=key, job_id=job_id)
         await self.ctx.publisher.publish(prepared)
 
-    async def export(self, job: ExportJob, key: str) -> None:
-        prepared = self.ctx.publisher.build(EXPORT, job, queue=QUEUES["export"], key=key)
+    async def export(self, job: ExportBatchJob, key: str) -> None:
+        prepared = self.ctx.publisher.build(EXPORT_BATCH, job, queue=QUEUES["export"], key=key)
         await self.ctx.publisher.publish(prepared)
 
 
@@ -57,6 +59,10 @@ def register(app: App) -> Dedupe:
     @app.job(LISTING, payload=ListingJob)
     async def dedupe_listing(ctx: JobContext, job: ListingJob) -> dict[str, Any]:
         return await dedupe.handle(job, _Publishing(ctx))
+
+    @app.job(LISTING_BATCH, payload=ListingBatchJob)
+    async def dedupe_listings(ctx: JobContext, job: ListingBatchJob) -> dict[str, Any]:
+        return await dedupe.handle_batch(job, _Publishing(ctx))
 
     @app.job(BOARD_READ, payload=BoardReadJob)
     async def board_read(ctx: JobContext, job: BoardReadJob) -> dict[str, Any]:

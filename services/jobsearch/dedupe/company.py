@@ -13,20 +13,26 @@ Two things a board's company field gets wrong:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 
 from jobsearch.dedupe import normalise
 from jobsearch.listing import Listing
 
-# "Our client, Kestrel Health, is ...", "on behalf of Kestrel Health", "hiring for Kestrel Health".
-_NAME = r"((?:[A-Z0-9][\w&'\u2019.\-]*)(?:\s+(?:&\s+|and\s+|of\s+)?[A-Z0-9][\w&'\u2019.\-]*){0,3})"
+# "Our client, Kestrel Health, is ...", "on behalf of Kestrel Health", "hiring for Kestrel Health",
+# an aggregator's "Company: Kestrel Health" line. A name is on one line.
+_NAME = (
+    r"((?:[A-Z0-9][\w&'\u2019.\-]*)(?:[ \t]+(?:&[ \t]+|and[ \t]+|of[ \t]+)?[A-Z0-9][\w&'\u2019.\-]*){0,3})"
+)
 _RECRUITER_PHRASES = re.compile(
     r"(?i:\bour\s+client,?\s+|\bon\s+behalf\s+of\s+(?:our\s+client,?\s+)?|\bhiring\s+for\s+|"
-    r"\brecruiting\s+for\s+|\bclient:\s*|\bfor\s+our\s+client,?\s+|\bpartnered\s+with\s+|"
+    r"\brecruiting\s+for\s+|\bclient:\s*|\bfor\s+our\s+client,?\s+|\bpartner(?:ed|ing)\s+with\s+|"
+    r"\bin\s+partnership\s+with\s+|\bretained\s+by\s+|"
     r"\bunser\s+(?:kunde|mandant),?\s+(?:die\s+|der\s+)?|\bim\s+auftrag\s+(?:von|unseres\s+kunden)\s+)"
     + _NAME
 )
+_LABELLED = re.compile(r"^[ \t]*(?i:company|employer|hiring[ \t]+company):[ \t]*" + _NAME, re.MULTILINE)
 # A capitalised word that starts a sentence after the name, not part of it ("Kestrel Health We").
 _STOP_WORDS = frozenset({"is", "are", "we", "the", "a", "an", "in", "as", "to", "who", "which", "seeks"})
 # Slug-like names: what a board's URL token looks like, not what a company calls itself.
@@ -38,7 +44,9 @@ _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ0-9&'\u2019]+")
 def named_employers(listing: Listing, *, chars: int = 3000) -> list[str]:
     """The company keys of the employers a recruiter's copy names in its text (often none)."""
     found: list[str] = []
-    for match in _RECRUITER_PHRASES.finditer(listing.description[:chars]):
+    text = listing.description[:chars]
+    labelled = _LABELLED.finditer(text) if ":" in text else iter(())
+    for match in itertools.chain(_RECRUITER_PHRASES.finditer(text), labelled):
         words = match.group(1).split()
         while words and words[-1].casefold().strip(".,") in _STOP_WORDS:
             words.pop()

@@ -12,9 +12,8 @@ import unicodedata
 from jobsearch.dedupe import normalise
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Search
+from jobsearch.salary import annualised
 
-# Yearly pay from a stated interval (full time: 40 h, 5 days, 52 weeks).
-_PER_YEAR = {"year": 1.0, "month": 12.0, "week": 52.0, "day": 260.0, "hour": 2080.0}
 _TITLE_LEVELS = {
     "intern": "intern",
     "junior": "junior",
@@ -119,19 +118,24 @@ def _place_reason(listing: MergedListing, search: Search) -> str | None:  # noqa
 
 def _salary_reason(listing: MergedListing, search: Search) -> str | None:
     salary = listing.salary
-    if search.salary_floor is None or salary is None:
-        return None
-    top = salary.max if salary.max is not None else salary.min
+    if search.salary_floor is None or salary is None or pay_note(listing, search):
+        return None  # unknown pay is neither rewarded nor punished; another currency is marked
+    low, high = annualised(salary)
+    top = high if high is not None else low
     if top is None:
         return None
-    if (
-        search.salary_currency
-        and salary.currency
-        and salary.currency.upper() != search.salary_currency.upper()
-    ):
-        return None  # another currency: not comparable without a rate, the person decides
-    yearly = top * _PER_YEAR.get(salary.interval or "year", 1.0)
-    if yearly < search.salary_floor:
+    if top < search.salary_floor:
         currency = f" {salary.currency}" if salary.currency else ""
-        return f"salary: at most {yearly:,.0f}{currency} a year, below the floor {search.salary_floor:,.0f}"
+        return f"salary: at most {top:,.0f}{currency} a year, below the floor {search.salary_floor:,.0f}"
     return None
+
+
+def pay_note(listing: MergedListing, search: Search) -> str | None:
+    """Why the listing's pay was not compared with the profile's floor, when it was not: it is in
+    another currency (no exchange rate is guessed; the listing is kept, and says so)."""
+    salary = listing.salary
+    if search.salary_floor is None or salary is None or not salary.currency or not search.salary_currency:
+        return None
+    if salary.currency.upper() == search.salary_currency.upper():
+        return None
+    return f"in {salary.currency.upper()}, not compared with your {search.salary_currency.upper()} floor"

@@ -4,31 +4,39 @@ Exact keys (the board's own id, the canonical URL) are looked up by the seen-set
 decides the fuzzy case, always within one company (`company_key`):
 
 1. Vetoes: a different level (Senior vs Staff, Engineer vs Engineering Manager, II vs III), cities
-   that do not overlap (Berlin vs Munich), a different employment type (full time vs intern).
-2. Title similarity of what the job is (the title without level, gender tag, remote marker):
-   rapidfuzz `token_sort_ratio`, so reordering ("Software Engineer, Platform" / "Platform
-   Software Engineer") costs nothing and a swapped word ("Backend" / "Frontend") costs a lot.
+   that do not overlap (Berlin vs Munich), regions that do not (Remote - US vs Remote - Europe), a
+   different employment type (full time vs intern), other numbers in the title.
+2. The titles (`titles`): what the job is (level, tags, gender and remote markers gone) compared
+   by their distinctive words and rapidfuzz `token_sort_ratio`: other qualifiers on both sides
+   ("Payments" / "Risk") are two jobs; the same words are one title, so one job; one title naming
+   more than the other ("Security Engineer" / "Security Engineer, Cloud"), or a reworded one,
+   leaves it to the texts.
 3. A company whose name only begins like the other's ("Hexaplane" on an aggregator, "Hexaplane
    Software Ltd" on its own board, at least 5 letters in common) is compared too, but matches
-   only on the same title and the same text.
+   only on the same text; a board's slug and its name with a word such as "AI" ("harborlight" /
+   "Harborlight AI") are one company (`same_company`).
 4. Description similarity as the tie-breaker: the share of 4-word runs the shorter text has in
-   common with the other (a truncated aggregator copy still scores near 1; two jobs sharing the
-   company's boilerplate score well below).
+   common with the other, not counting the runs the company's other listings have too (its
+   About, benefits and equal-opportunity text are boilerplate, not evidence): a truncated
+   aggregator copy still scores near 1; two jobs sharing the company's boilerplate score low.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Collection, Sequence
+
 import msgspec
 from rapidfuzz import fuzz
 
-from jobsearch.dedupe import normalise
+from jobsearch.dedupe import company, normalise, vocabulary
+from jobsearch.dedupe.titles import titles_compared
 from jobsearch.listing import Listing, MergedListing
 
 RELATED_COMPANY = 5  # letters a company key must share, as a prefix, with another to be compared
-SAME_TITLE = 92.0  # token_sort_ratio at or above: the same title, written another way
-SIMILAR_TITLE = 70.0  # at or above: perhaps the same job reworded; the descriptions decide
 SAME_TEXT = 0.6  # description containment at or above: one job's text
 MIN_WORDS = 50  # a description shorter than this (a teaser, a template) says too little to decide
+MIN_OWN_SHINGLES = 20  # 4-word runs a text must have beside the company's boilerplate to decide
 
 
 class Features(msgspec.Struct, kw_only=True, frozen=True):
@@ -41,6 +49,7 @@ class Features(msgspec.Struct, kw_only=True, frozen=True):
     continents: list[str] = []
     employment: str
     description: str  # normalised words, truncated: the tie-breaker's input
+    slug: bool = False  # the company is known by its board's URL token ("fernbrook" on Lever)
 
 
 class Verdict(msgspec.Struct, kw_only=True, frozen=True):
@@ -52,24 +61,47 @@ class Verdict(msgspec.Struct, kw_only=True, frozen=True):
     reason: str = ""
 
 
-def features(listing: Listing | MergedListing) -> Features:
-    """The features of a posting or of a merged listing (its cities are all its sources' cities)."""
-    title_words = normalise.title_words(listing.title, listing.company)
-    cities = sorted({c for c in (normalise.city(loc) for loc in listing.locations) if c})
-    # "Platform Engineer (London)": the place is the listing's, not the job's name.
+def features(listing: Listing | MergedListing, postings: Sequence[Listing] = ()) -> Features:
+    """The features of a posting or of a merged listing of `postings` (its cities are all its
+    sources' cities; its company a slug if a posting of its company key names it by its slug)."""
+    locations = [normalise.location(loc) for loc in listing.locations]
+    # "Platform Eng. (EMEA, Remote)", "QA Engineer (LATAM)": the tags are where and how, not what.
+    tags = normalise.title_tags(listing.title, {part for loc in locations for part in loc.parts})
+    title_words = normalise.title_words(tags.title, listing.company)
+    cities = sorted({city for loc in locations for city in loc.cities})
+    # "Platform Engineer London": the place is the listing's, not the job's name.
     place_words = {w for c in cities for w in c.split()}
     if place_words and len(set(title_words) - place_words) >= 1:
         title_words = [w for w in title_words if w not in place_words]
-    continents = sorted({c for loc in listing.locations for c in normalise.continents(loc)})
+    continents = {c for loc in locations for c in loc.continents} | tags.continents
     return Features(
         company=normalise.company_key(listing.company),
         title=normalise.title_core(title_words),
         level=normalise.title_level(title_words),
         cities=cities,
-        continents=continents,
-        employment=normalise.employment(listing.employment_type),
+        continents=sorted(continents),
+        employment=normalise.employment(listing.employment_type) or tags.employment,
+        slug=_slug(listing, postings),
         description=" ".join(normalise.words(listing.description[: normalise.DESCRIPTION_CHARS])),
     )
+
+
+def _slug(listing: Listing | MergedListing, postings: Sequence[Listing]) -> bool:
+    if isinstance(listing, Listing):
+        return company.is_slug(listing.board, listing.company)
+    key = normalise.company_key(listing.company)
+    return any(
+        company.is_slug(p.board, p.company) and normalise.company_key(p.company) == key for p in postings
+    )
+
+
+def same_company(a: str, a_slug: bool, b: str, b_slug: bool) -> bool:
+    """Two company keys, one beginning the other, name one company: a board's slug and the name
+    written as the slug and a word such as "AI", "Energy" or "Games" ("harborlight" on Ashby,
+    "Harborlight AI" on an aggregator). Names that only begin alike are related, not one
+    ("Hexaplane" / "Hexaplane Health": either may be short for the other)."""
+    (short, short_slug), (long, _) = sorted(((a, a_slug), (b, b_slug)), key=lambda pair: len(pair[0]))
+    return short_slug and long.startswith(short) and long[len(short) :] in vocabulary.COMPANY_WORDS
 
 
 def block_keys(features: Features) -> list[str]:
@@ -80,11 +112,17 @@ def block_keys(features: Features) -> list[str]:
     return [f"{features.level}|{token}" for token in normalise.title_tokens(features.title)]
 
 
-def text_similarity(a: str, b: str) -> float | None:
-    """Share of the shorter text's 4-word runs found in the other; None if either is too short."""
+def text_similarity(a: str, b: str, boilerplate: Collection[normalise.Shingle] = frozenset()) -> float | None:
+    """Share of the shorter text's 4-word runs found in the other, not counting `boilerplate` (the
+    runs the company's other listings have too); None if either text is too short to tell, or
+    has too little of its own beside the boilerplate."""
     if len(a.split()) < MIN_WORDS or len(b.split()) < MIN_WORDS:
         return None
     sa, sb = normalise.shingles(a), normalise.shingles(b)
+    if boilerplate:
+        sa, sb = sa.difference(boilerplate), sb.difference(boilerplate)
+        if min(len(sa), len(sb)) < MIN_OWN_SHINGLES:
+            return None
     return len(sa & sb) / min(len(sa), len(sb))
 
 
@@ -108,9 +146,9 @@ def screen(new: Features, old: Features) -> Verdict | None:
     veto = _veto(new, old)
     if veto:
         return Verdict(same=False, reason=veto)
-    title_score = fuzz.token_sort_ratio(new.title, old.title)
-    if title_score < SIMILAR_TITLE:
-        return Verdict(same=False, title_score=title_score, reason="different title")
+    titles = titles_compared(new.title, old.title)
+    if titles.apart:
+        return Verdict(same=False, title_score=titles.score, reason=titles.why)
     return None
 
 
@@ -118,21 +156,38 @@ def _numbers(title: str) -> set[str]:
     return {word for word in title.split() if word.isdigit()}
 
 
-def compare(new: Features, old: Features) -> Verdict:
-    """Whether `new` and `old` (one company's postings) are one job."""
+def compare(
+    new: Features,
+    old: Features,
+    *,
+    strict: bool = False,
+    boilerplate: Callable[[], Collection[normalise.Shingle]] = frozenset,
+) -> Verdict:
+    """Whether `new` and `old` (one company's postings) are one job.
+
+    `strict`: the companies' names only begin alike; one job only on the same text.
+    `boilerplate` gives the 4-word runs of the company's other listings, asked for only when the
+    texts decide.
+    """
     vetoed = screen(new, old)
     if vetoed is not None:
         return vetoed
-    title_score = fuzz.token_sort_ratio(new.title, old.title)
-    text_score = text_similarity(new.description, old.description)
-    if title_score >= SAME_TITLE:
+    titles = titles_compared(new.title, old.title)
+    score = titles.score
+    if titles.same and not strict:
         # The same title, place, level and type at one company is one job whatever the text: a
         # post written anew (Hacker News, a recruiter) describes it in its own words, and two
         # openings that match this closely are one application for the person anyway.
-        return Verdict(same=True, title_score=title_score, text_score=text_score, reason="same title")
-    if text_score is not None and text_score >= SAME_TEXT:
-        return Verdict(same=True, title_score=title_score, text_score=text_score, reason="same text")
-    return Verdict(same=False, title_score=title_score, text_score=text_score, reason="reworded, other text")
+        return Verdict(same=True, title_score=score, reason="same title")
+    text_score = text_similarity(new.description, old.description, boilerplate())
+    if text_score is None:
+        why = f"{titles.why}; too little text of its own to compare"
+        return Verdict(same=False, title_score=score, reason=why)
+    if text_score >= SAME_TEXT:
+        why = "same title and text" if titles.same else f"{titles.why}; the same text"
+        why = f"a company named alike, {why}" if strict else why
+        return Verdict(same=True, title_score=score, text_score=text_score, reason=why)
+    return Verdict(same=False, title_score=score, text_score=text_score, reason=f"{titles.why}; other text")
 
 
 def title_agrees(new: Features, old: Features) -> bool:
@@ -144,21 +199,25 @@ def title_agrees(new: Features, old: Features) -> bool:
 
 
 def best_match(
-    new: Features, candidates: list[tuple[str, Features]], *, strict: frozenset[str] = frozenset()
+    new: Features,
+    candidates: list[tuple[str, Features]],
+    *,
+    strict: frozenset[str] = frozenset(),
+    boilerplate: Callable[[str], Collection[normalise.Shingle]] | None = None,
 ) -> tuple[str, Verdict] | None:
     """The candidate (id, features) that is the same job as `new` with the best scores, if any.
 
     Candidates whose id is in `strict` are of a company whose name only begins like this one's
-    ("Hexaplane" / "Hexaplane Software Ltd"): they match only on the same title and the same text.
+    ("Hexaplane" / "Hexaplane Software Ltd"): they match only on the same text.
+    `boilerplate(id)` gives the 4-word runs the company's listings other than `id` share.
     """
     best: tuple[str, Verdict] | None = None
     for candidate_id, old in candidates:
-        verdict = compare(new, old)
+        noise: Callable[[], Collection[normalise.Shingle]] = frozenset
+        if boilerplate is not None:
+            noise = functools.partial(boilerplate, candidate_id)
+        verdict = compare(new, old, strict=candidate_id in strict, boilerplate=noise)
         if not verdict.same:
-            continue
-        if candidate_id in strict and not (
-            verdict.title_score >= SAME_TITLE and (verdict.text_score or 0.0) >= SAME_TEXT
-        ):
             continue
         rank = (verdict.title_score, verdict.text_score or 0.0)
         if best is None or rank > (best[1].title_score, best[1].text_score or 0.0):

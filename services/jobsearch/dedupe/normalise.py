@@ -1,18 +1,25 @@
 """Normal forms of a posting's parts, so that two boards' spellings of one job compare equal.
 
-Text: Unicode NFKC, case folded, accents and punctuation dropped, spaces collapsed. Company: legal
-forms removed (Inc, GmbH, Ltd, LLC, SE, AG, N.A., 株式会社 ...) and spaces closed up. Title:
-gender tags ((m/w/d), (f/m/x), all genders), remote markers and abbreviations (Sr, Jr, Eng, Dev,
-Mgr) normalised, the seniority level split off. Place: city names with their common exonyms
-(München = Munich). URL: scheme, host aliases, tracking parameters (utm_*, gh_src, lever-source,
-ref ...), fragments and trailing slashes removed.
+Text: Unicode NFKC, case folded, accents and punctuation dropped (ø, æ, ß written out), spaces
+collapsed. Company: HTML entities read, legal forms removed (Inc, GmbH, Ltd, LLC, SE, AG, N.A.,
+株式会社 ...), spaces closed up, umlauts written out read as the letter (Mueller = Müller =
+Muller). Title: tags in brackets or after a dash or bar that say where or how, not what ("(EMEA,
+Remote)", "- Remote", "[Contract]", "| Austin, TX") taken off, gender tags ((m/w/d), (f/m/x), all
+genders), remote markers and abbreviations (Sr, Jr, Eng, Dev, SWE, Golang) normalised, one word
+per role (Developer = Engineer), the seniority level split off. Place: each alternative's city
+with its common exonyms (München = Munich), regions ("USA Only", "Latin America", "EMEA") named
+by their continents, not read as cities. URL: scheme, host aliases, tracking parameters (utm_*,
+gh_src, lever-source, ref ...), fragments and trailing slashes removed.
 """
 
 from __future__ import annotations
 
+import functools
+import html
 import re
 import unicodedata
-import zlib
+from collections.abc import Collection
+from typing import NamedTuple
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from jobsearch.dedupe import vocabulary
@@ -27,7 +34,7 @@ def text(value: str) -> str:
         bare = value.lower()
     else:
         folded = unicodedata.normalize("NFKC", value).casefold()
-        bare = unicodedata.normalize("NFC", _without_accents(folded))
+        bare = unicodedata.normalize("NFC", _without_accents(folded)).translate(vocabulary.TRANSLITERATIONS)
     return " ".join(_PUNCT.sub(" ", bare.replace("_", " ")).split())
 
 
@@ -49,14 +56,22 @@ def words(value: str) -> list[str]:
 # --- company -------------------------------------------------------------------------------------
 
 _AMPERSAND = re.compile(r"\s*&\s*")
+# German umlauts written out: Mueller = Müller = Muller (the accent is dropped first).
+_UMLAUT = re.compile(r"(?<=[a-z])([aou])e")
+
+
+def unescaped(value: str) -> str:
+    """`value` with HTML entities read ("Smith &amp; Rowe" → "Smith & Rowe"), as a board may send them."""
+    return html.unescape(value) if "&" in value else value
 
 
 def company_key(name: str) -> str:
     """The company's name without its legal form, without spaces: the block fuzzy matching uses.
 
-    "Northwind Robotics GmbH", "Northwind Robotics" and "NorthwindRobotics Inc." → "northwindrobotics".
+    "Northwind Robotics GmbH", "Northwind Robotics" and "NorthwindRobotics Inc." → "northwindrobotics";
+    "Müller", "Mueller" and "Muller" → "muller"; "Smith &amp; Rowe" = "Smith and Rowe".
     """
-    base = unicodedata.normalize("NFKC", name).casefold().replace(".", "")
+    base = unicodedata.normalize("NFKC", unescaped(name)).casefold().replace(".", "")
     base = _AMPERSAND.sub(" and ", base)
     for affix in vocabulary.LEGAL_AFFIXES:
         base = base.replace(affix, " ")
@@ -66,7 +81,7 @@ def company_key(name: str) -> str:
         tokens.pop()
     if len(tokens) > 1 and tokens[0] == "the":
         tokens.pop(0)
-    return "".join(tokens)
+    return _UMLAUT.sub(r"\1", "".join(tokens))
 
 
 # --- title ---------------------------------------------------------------------------------------
@@ -88,17 +103,99 @@ _REMOTE_PHRASES = re.compile(
 
 def title_words(title: str, company: str = "") -> list[str]:
     """The title's words: gender tags, remote markers and company name gone, abbreviations spelled out."""
-    stripped = _REMOTE_PHRASES.sub(" ", _GENDER.sub(" ", unicodedata.normalize("NFKC", title)))
+    stripped = _REMOTE_PHRASES.sub(" ", _GENDER.sub(" ", unicodedata.normalize("NFKC", unescaped(title))))
     out: list[str] = []
     for word in words(stripped):
         if word in vocabulary.REMOTE_WORDS:
             continue
         expanded = vocabulary.ABBREVIATIONS.get(word, word)
         out.extend(expanded.split())
-    company_words = set(words(company)) - set(vocabulary.LEVEL_WORDS)
-    if company_words and len(out) > len(company_words):
-        out = [w for w in out if w not in company_words]
-    return out
+    return _without_phrase(out, [w for w in words(company) if w not in vocabulary.LEGAL_FORMS])
+
+
+def _without_phrase(title: list[str], name: list[str]) -> list[str]:
+    """`title` without the company's name written in it ("Kestrel Health Backend Engineer"); the
+    name's words one by one stay ("Robotics Engineer" at Oresund Robotics is a robotics job)."""
+    n = len(name)
+    if not n or len(title) <= n:
+        return title
+    for start in range(len(title) - n + 1):
+        if title[start : start + n] == name:
+            return title[:start] + title[start + n :]
+    return title
+
+
+class TitleTags(NamedTuple):
+    """A title without its tags, and what the tags said."""
+
+    title: str
+    continents: frozenset[str]
+    employment: str
+
+
+_MAY_HAVE_TAGS = re.compile(r"[(\[\-|\u2013\u2014]")
+_BRACKETED = re.compile(r"[(\[]([^()\[\]]*)[)\]]")
+_SEPARATOR = re.compile(r"\s+[-\u2013\u2014]\s+|\s*\|\s*|\s+[-\u2013\u2014]\s*$")
+_TAG_PARTS = re.compile(r"\s*(?:[,/;&+]|\s[-\u2013\u2014]\s|\bor\b|\band\b)\s*", re.IGNORECASE)
+
+
+def title_tags(title: str, places: Collection[str] = ()) -> TitleTags:
+    """The title without its tags: a part in brackets, or after a dash or a bar, made only of remote
+    words, regions, the posting's own places and employment terms ("(EMEA, Remote)", "- Remote",
+    "[Contract]", "| Remote US", "- Austin, TX"). A part with any other word is the job's
+    ("(Golang)", "- Payments") and stays. `places` are the normal forms of the posting's places."""
+    if not _MAY_HAVE_TAGS.search(title):
+        return TitleTags(title, frozenset(), "")
+    found: set[str] = set()
+    kinds: list[str] = []
+
+    def tag(part: str) -> bool:
+        said = _tag(part, places)
+        if said is not None:
+            found.update(said[0])
+            kinds.append(said[1])
+        return said is not None
+
+    unbracketed = _BRACKETED.sub(
+        lambda m: " " if tag(m.group(1)) else f" {m.group(1)} ",
+        _GENDER.sub(" ", unicodedata.normalize("NFKC", unescaped(title))),
+    )
+    head, *tail = _SEPARATOR.split(unbracketed)
+    kept = [head, *(part for part in tail if not tag(part))]
+    return TitleTags(" ".join(kept), frozenset(found), next((k for k in kinds if k), ""))
+
+
+def _tag(segment: str, places: Collection[str]) -> tuple[set[str], str] | None:
+    """The continents and employment type a title's part names if it is a tag, else None."""
+    found: set[str] = set()
+    kind = ""
+    after_place = False
+    for part in _TAG_PARTS.split(_REMOTE_PHRASES.sub(" remote ", segment)):
+        name = " ".join(
+            w
+            for w in words(part)
+            if w not in vocabulary.REMOTE_WORDS and w not in vocabulary.REGION_QUALIFIERS
+        )
+        name = vocabulary.EXONYMS.get(name, name)
+        if not name:
+            continue
+        if name in vocabulary.REGIONS or name in places:
+            found |= continents_of(name)
+            after_place = True
+            continue
+        if len(name) == 2 and after_place:  # "Austin, TX": a state or province after its city
+            continue
+        term = _employment_term(name)
+        if term is None:
+            return None
+        kind, after_place = kind or term, False
+    return found, kind
+
+
+def _employment_term(name: str) -> str | None:
+    """The employment type a tag names ("contract", "full time"; "" for a term: "6 months"), or None."""
+    rest = " ".join(w for w in name.split() if not w.isdigit() and w not in vocabulary.DURATION_WORDS)
+    return vocabulary.EMPLOYMENT.get(rest) if rest else ""
 
 
 def title_level(title_word_list: list[str]) -> str:
@@ -119,10 +216,12 @@ def title_tokens(core: str) -> list[str]:
 
 
 def title_core(title_word_list: list[str]) -> str:
-    """The title without its level words: ("senior back end engineer" → "back end engineer")."""
+    """The title without its level words, one word per role: ("senior back end developer" →
+    "back end engineer")."""
     level = set(vocabulary.LEVEL_WORDS) | {"level"}
     core: list[str] = []
-    for w in title_word_list:
+    for word in title_word_list:
+        w = vocabulary.ROLE_SYNONYMS.get(word, word)
         if w not in level and w not in core:  # "SRE / Site Reliability Engineer" says it twice
             core.append(w)
     if core and core[-1] in vocabulary.NUMERAL_LEVELS:
@@ -138,15 +237,69 @@ def is_remote_title(title: str) -> bool:
 # --- places --------------------------------------------------------------------------------------
 
 
+_ALTERNATIVES = re.compile(r"[;/|]|\s+or\s+", re.IGNORECASE)
+_PLACE_PARTS = re.compile(r"[,()\-\u2013\u2014]")
+
+
+class Location(NamedTuple):
+    """What one location string says."""
+
+    parts: tuple[str, ...]  # its parts' normal forms ("Berlin, Germany" → berlin, germany)
+    cities: tuple[str, ...]  # the cities it names: one per alternative ("Berlin or Munich")
+    continents: frozenset[str]  # the continents its countries and regions lie in
+
+    @property
+    def city(self) -> str | None:
+        """The first city it names, if any."""
+        return self.cities[0] if self.cities else None
+
+
+@functools.lru_cache(maxsize=8192)  # boards repeat a handful of places thousands of times
+def location(value: str) -> Location:
+    """Read a location: "Berlin, Germany or Remote (EMEA)" → parts berlin, germany, remote, emea;
+    city berlin; continents europe (and EMEA's Middle East and Africa).
+
+    Alternatives ("Berlin or Munich", "London / Remote") each name a city: the first of its parts
+    that is not a region, a remote word or a schedule ("Austin, TX" → austin; "Remote (EU)",
+    "USA Only", "Germany" and "Onsite (hybrid, 3 days)" name none). A region's qualifier is dropped
+    ("USA Only" → usa) and exonyms applied (München → munich).
+    """
+    parts: list[str] = []
+    cities: list[str] = []
+    for alternative in _ALTERNATIVES.split(_REMOTE_PHRASES.sub(" remote ", value)):
+        own: list[str] = []
+        for part in _PLACE_PARTS.split(alternative):
+            norm = " ".join(w for w in words(part) if w not in vocabulary.REGION_QUALIFIERS)
+            if norm:
+                own.append(vocabulary.EXONYMS.get(norm, norm))
+        parts += own
+        found = next((p for p in own if _is_city(p)), None)
+        if found and found not in cities:
+            cities.append(found)
+    return Location(
+        parts=tuple(parts),
+        cities=tuple(cities),
+        continents=frozenset(c for p in parts for c in continents_of(p)),
+    )
+
+
+def _is_city(part: str) -> bool:
+    if part in vocabulary.REGIONS:
+        return False
+    part_words = part.split()
+    if set(part_words) & vocabulary.REMOTE_WORDS:
+        return False
+    return not all(w.isdigit() or w in vocabulary.PLACE_FILLER for w in part_words)
+
+
+def continents_of(name: str) -> set[str]:
+    """The continents a country or region (in normal form) lies in: "americas" → two."""
+    return {continent for continent, names in vocabulary.CONTINENTS.items() if name in names}
+
+
 def continents(value: str) -> set[str]:
     """The continents a location names by country or region ("Remote - Europe" → {"europe"})."""
-    found = set()
-    for part in re.split(r"[,;/|()\-\u2013\u2014]", value):
-        norm = place(part)
-        for continent, names in vocabulary.CONTINENTS.items():
-            if norm in names:
-                found.add(continent)
-    return found
+    return set(location(value).continents)
 
 
 def place(value: str) -> str:
@@ -156,19 +309,8 @@ def place(value: str) -> str:
 
 
 def city(value: str) -> str | None:
-    """The city a location names, or None (a country, a region, or remote).
-
-    The city is the first comma-separated part that is not a region or a remote word:
-    "Berlin, Germany" → "berlin"; "Remote (EU)" → None; "Germany" → None.
-    """
-    for part in re.split(r"[,;/|()\-\u2013\u2014]", value):
-        norm = place(part)
-        if not norm or norm in vocabulary.REGIONS:
-            continue
-        if _REMOTE_PHRASES.search(part) or set(norm.split()) & vocabulary.REMOTE_WORDS or norm == "hybrid":
-            continue
-        return norm
-    return None
+    """The city a location names, or None (a country, a region, or remote): see `location`."""
+    return location(value).city
 
 
 def is_remote_place(value: str) -> bool:
@@ -239,14 +381,13 @@ SHINGLE = 4  # words per shingle: long enough that shared boilerplate words alon
 DESCRIPTION_CHARS = 6000  # enough to tell two jobs apart; bounds the work per comparison
 
 
-def shingles(description: str) -> set[int]:
-    """Hashes of the description's overlapping 4-word runs (its first 6000 characters)."""
-    tokens = words(description[:DESCRIPTION_CHARS])
+Shingle = tuple[str, ...]
+
+
+def shingles(normalised: str) -> set[Shingle]:
+    """The overlapping 4-word runs of a normalised text (`words` joined by spaces, as features and
+    the seen-set keep descriptions). Compared within one process, never stored."""
+    tokens = normalised.split()
     if len(tokens) < SHINGLE:
-        return {_stable_hash(" ".join(tokens))} if tokens else set()
-    return {_stable_hash(" ".join(tokens[i : i + SHINGLE])) for i in range(len(tokens) - SHINGLE + 1)}
-
-
-def _stable_hash(value: str) -> int:
-    # Not hash(): it differs between processes, and shingles are compared across services.
-    return zlib.crc32(value.encode())
+        return {tuple(tokens)} if tokens else set()
+    return set(zip(tokens, tokens[1:], tokens[2:], tokens[3:], strict=False))

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -17,9 +18,25 @@ from jetjobs import ConfigError, Retry
 from jobsearch.batch import BatchWriter
 from jobsearch.dedupe import tables
 from jobsearch.dedupe.posting import posting_of
-from jobsearch.dedupe.store import mark_drafted, mark_exported, record_board_read, record_posting
-from jobsearch.jobs import BoardReadJob, DraftJob, ExportJob, ListingJob, run_key
-from jobsearch.listing import MergedListing
+from jobsearch.dedupe.store import (
+    Decision,
+    mark_drafted,
+    mark_exported,
+    record_board_read,
+    record_posting,
+)
+from jobsearch.jobs import (
+    BoardReadJob,
+    DraftJob,
+    ExportBatchJob,
+    ListingBatchJob,
+    ListingJob,
+    batch_key,
+    in_batches,
+    run_key,
+)
+from jobsearch.listing import Listing
+from jobsearch.profile import Profile
 
 T = TypeVar("T")
 
@@ -30,8 +47,8 @@ class Submit(Protocol):
     async def draft(self, job: DraftJob, key: str, job_id: str) -> None:
         """Submit the draft job of a new, kept listing."""
 
-    async def export(self, job: ExportJob, key: str) -> None:
-        """Submit the export job of a listing the person keeps, new or changed."""
+    async def export(self, job: ExportBatchJob, key: str) -> None:
+        """Submit the export job of listings the person keeps, new or changed."""
 
 
 def draft_key(run_id: str, listing_id: str) -> str:
@@ -43,11 +60,6 @@ def draft_job_id(listing_id: str) -> str:
     """The draft job's id: fixed per merged listing (in the data dir's own namespace), so the
     ledger runs it at most once even past the stream's duplicate window."""
     return f"draft-{listing_id}"
-
-
-def export_key(run_id: str, listing: MergedListing) -> str:
-    """The export job's key: one per listing revision and run."""
-    return run_key(run_id, f"export:{listing.id}:{listing.revision}")
 
 
 def check_db_path(path: Path) -> None:
@@ -82,35 +94,53 @@ class Dedupe:
         await self.writer.aclose()
 
     async def handle(self, job: ListingJob, submit: Submit) -> dict[str, Any]:
-        """Record `job.listing`; submit what is owed (the export of a new or changed listing the
-        person keeps, the draft of a new one), then note it.
-
-        Each is noted only after `submit` returns: a service killed in between leaves it owed, and
-        the redelivered job submits it again under the same key.
-        """
-        posting = posting_of(job.listing)
-        decision = await self._write(lambda db: record_posting(db, posting, job.profile.search, job.run_id))
+        """`jobsearch.listing`: one posting (see `handle_batch`); what became of it."""
+        [decision] = await self._record(job.run_id, [job.listing], job.profile, submit)
         listing = decision.listing
-        if decision.export:
-            await submit.export(
-                ExportJob(run_id=job.run_id, listing=listing), export_key(job.run_id, listing)
-            )
-            await self._write(lambda db: mark_exported(db, listing.id, listing.revision))
-        # With drafting off the listing stays owed its draft: a later run with it on writes it.
-        drafting = decision.draft and job.profile.drafting.enabled
-        if drafting:
-            draft = DraftJob(run_id=job.run_id, listing=listing, profile=job.profile)
-            await submit.draft(draft, draft_key(job.run_id, listing.id), draft_job_id(listing.id))
-            await self._write(lambda db: mark_drafted(db, listing.id, posting.key))
         return {
             "listing_id": listing.id,
             "outcome": decision.outcome,
             "how": decision.how,
-            "state": "drafted" if drafting else decision.state,
+            "state": "drafted" if decision.draft and job.profile.drafting.enabled else decision.state,
             "drop_reason": decision.drop_reason,
             "sources": len(listing.sources),
             "revision": listing.revision,
         }
+
+    async def handle_batch(self, job: ListingBatchJob, submit: Submit) -> dict[str, Any]:
+        """`jobsearch.listing_batch`: the postings of one source; how many had each outcome."""
+        decisions = await self._record(job.run_id, job.listings, job.profile, submit)
+        counts = Counter(d.outcome for d in decisions)
+        return {"source": job.source, "postings": len(decisions), "counts": dict(counts)}
+
+    async def _record(
+        self, run_id: str, listings: Sequence[Listing], profile: Profile, submit: Submit
+    ) -> list[Decision]:
+        """Record postings in one transaction; submit what is owed (the listings the person keeps
+        that are new or changed, to the export stage; the new ones' drafts), then note it.
+
+        Each is noted only after `submit` returns: a service killed in between leaves it owed,
+        and the redelivered job submits it again under the same key.
+        """
+        postings = [posting_of(listing) for listing in listings]
+        decisions = await self._write(
+            lambda db: [record_posting(db, p, profile.search, run_id) for p in postings]
+        )
+        owed = {d.listing.id: d.listing for d in decisions if d.export}  # a listing's last revision
+        for batch in in_batches(list(owed.values())):
+            key = batch_key(run_id, "export", [f"{m.id}@{m.revision}" for m in batch])
+            await submit.export(ExportBatchJob(run_id=run_id, listings=batch), key)
+        if owed:
+            await self._write(lambda db: mark_exported(db, [(m.id, m.revision) for m in owed.values()]))
+        # With drafting off a listing stays owed its draft: a later run with it on writes it.
+        drafts = [(d, p.key) for d, p in zip(decisions, postings, strict=True) if d.draft]
+        if drafts and profile.drafting.enabled:
+            for decision, _ in drafts:
+                listing = decision.listing
+                draft = DraftJob(run_id=run_id, listing=listing, profile=profile)
+                await submit.draft(draft, draft_key(run_id, listing.id), draft_job_id(listing.id))
+            await self._write(lambda db: mark_drafted(db, [(d.listing.id, key) for d, key in drafts]))
+        return decisions
 
     async def board_read(self, job: BoardReadJob) -> dict[str, Any]:
         """Record that a source was read in full (`jobsearch.board_read`)."""

@@ -21,6 +21,7 @@ same key. Tables: `jobsearch.dedupe.tables`.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -28,8 +29,8 @@ from typing import Literal
 import msgspec
 
 from jobsearch.db import immediate, open_db, open_db_retrying
-from jobsearch.dedupe import match, merge, tables
-from jobsearch.dedupe.filters import drop_reason
+from jobsearch.dedupe import lookup, match, merge, tables
+from jobsearch.dedupe.filters import drop_reason, pay_note
 from jobsearch.dedupe.posting import Posting, posting_of
 from jobsearch.listing import Listing, MergedListing
 from jobsearch.profile import Search
@@ -41,7 +42,6 @@ OUTCOMES: tuple[Outcome, ...] = ("new", "merged", "updated", "unchanged", "filte
 _MERGED = msgspec.json.Decoder(MergedListing)
 _LISTING = msgspec.json.Decoder(Listing)
 _ENCODE = msgspec.json.Encoder()
-_FEATURES = msgspec.json.Decoder(match.Features)
 
 
 class Decision(msgspec.Struct, kw_only=True, frozen=True):
@@ -77,19 +77,20 @@ def record_posting(db: sqlite3.Connection, posting: Posting, search: Search, run
     return _Recording(db, posting, run_id).run(search)
 
 
-def mark_drafted(db: sqlite3.Connection, listing_id: str, owner: str) -> None:
-    """Record that the draft job of `listing_id` was submitted by its owner's job."""
-    db.execute(
+def mark_drafted(db: sqlite3.Connection, owed: Iterable[tuple[str, str]]) -> None:
+    """Record that the draft jobs of these (listing id, owner posting) were submitted."""
+    db.executemany(
         "UPDATE dedupe_listings SET state = 'drafted', draft_owner = NULL, updated_at = ? "
         "WHERE id = ? AND state = 'pending' AND draft_owner = ?",
-        (_now().isoformat(), listing_id, owner),
+        [(_now().isoformat(), listing_id, owner) for listing_id, owner in owed],
     )
 
 
-def mark_exported(db: sqlite3.Connection, listing_id: str, revision: int) -> None:
-    """Record that `revision` of the listing was handed to the export stage."""
-    db.execute(
-        "UPDATE dedupe_listings SET exported_rev = max(exported_rev, ?) WHERE id = ?", (revision, listing_id)
+def mark_exported(db: sqlite3.Connection, revisions: Iterable[tuple[str, int]]) -> None:
+    """Record that these (listing id, revision) were handed to the export stage."""
+    db.executemany(
+        "UPDATE dedupe_listings SET exported_rev = max(exported_rev, ?) WHERE id = ?",
+        [(revision, listing_id) for listing_id, revision in revisions],
     )
 
 
@@ -124,12 +125,12 @@ class SeenSet:
     def mark_drafted(self, listing_id: str, owner: str) -> None:
         """`mark_drafted` in a transaction of its own."""
         with immediate(self.conn) as db:
-            mark_drafted(db, listing_id, owner)
+            mark_drafted(db, [(listing_id, owner)])
 
     def mark_exported(self, listing_id: str, revision: int) -> None:
         """`mark_exported` in a transaction of its own."""
         with immediate(self.conn) as db:
-            mark_exported(db, listing_id, revision)
+            mark_exported(db, [(listing_id, revision)])
 
 
 class _Recording:
@@ -152,7 +153,7 @@ class _Recording:
             outcome: Outcome = "updated" if changed else "unchanged"
             self._touch_posting(changed=changed)
         else:
-            found = self._exact() or self._fuzzy()
+            found = lookup.exact(self.db, self.posting) or lookup.fuzzy(self.db, self.posting)
             listing_id, how, verdict = found or (merge.merged_id(key), "new", None)
             outcome = "merged" if found else "new"
             if not found:  # its row first: the posting refers to it
@@ -166,6 +167,7 @@ class _Recording:
         row = self.db.execute("SELECT * FROM dedupe_listings WHERE id = ?", (listing_id,)).fetchone()
         before = None if outcome == "new" else row
         merged = self._rebuild(listing_id, before) if changed else _MERGED.decode(row["data"])
+        merged = self._note_pay(merged, search, changed=changed)
         decision = self._filter(merged, before, search, outcome, how)
         self.db.execute(
             "INSERT OR IGNORE INTO dedupe_run_postings (run_id, key, source, listing_id, outcome, reason,"
@@ -181,86 +183,6 @@ class _Recording:
             ),
         )
         return decision
-
-    # -- matching -----------------------------------------------------------------------------
-
-    def _exact(self) -> tuple[str, str, match.Verdict] | None:
-        """A merged listing with one of this posting's canonical URLs (and a title that agrees)."""
-        for url in self.posting.urls:
-            row = self.db.execute(
-                "SELECT u.listing_id, l.features FROM dedupe_urls u "
-                "JOIN dedupe_listings l ON l.id = u.listing_id WHERE u.url = ?",
-                (url,),
-            ).fetchone()
-            if row is not None and match.title_agrees(
-                self.posting.features, _FEATURES.decode(row["features"])
-            ):
-                return (
-                    row["listing_id"],
-                    "url",
-                    match.Verdict(same=True, reason=f"the same posting URL {url}"),
-                )
-        return None
-
-    def _fuzzy(self) -> tuple[str, str, match.Verdict] | None:
-        """The best fuzzy match among the listings of the same company (or one it names) that
-        share a word of the title that tells jobs apart."""
-        keys = self.posting.company_keys
-        if not keys:
-            return None
-        own = keys[0]
-        tokens = match.block_keys(self.posting.features)
-        in_tokens = f"t.token IN ({', '.join('?' * len(tokens))})"
-        rows = self.db.execute(
-            "SELECT DISTINCT t.listing_id, t.company_key, l.features FROM dedupe_title_tokens t"
-            " JOIN dedupe_listings l ON l.id = t.listing_id"
-            f" WHERE t.company_key IN ({', '.join('?' * len(keys))}) AND {in_tokens}",
-            (*keys, *tokens),
-        ).fetchall()
-        block: dict[str, str] = {}
-        features: dict[str, bytes] = {}
-        for r in rows:
-            if r["company_key"] == own or r["listing_id"] not in block:
-                block[r["listing_id"]] = "fuzzy" if r["company_key"] == own else "employer"
-            features[r["listing_id"]] = r["features"]
-        related: set[str] = set()
-        if len(own) >= match.RELATED_COMPANY:
-            prefixes = [own[:n] for n in range(match.RELATED_COMPANY, len(own))]
-            rows = self.db.execute(
-                "SELECT DISTINCT t.listing_id, l.features FROM dedupe_title_tokens t"
-                " JOIN dedupe_listings l ON l.id = t.listing_id"
-                " WHERE ((t.company_key > ? AND t.company_key < ?)"
-                f" OR t.company_key IN ({', '.join('?' * len(prefixes))})) AND {in_tokens}",
-                (own, own + "\U0010ffff", *prefixes, *tokens),
-            ).fetchall()
-            for r in rows:
-                if r["listing_id"] not in block:
-                    related.add(r["listing_id"])
-                    features[r["listing_id"]] = r["features"]
-        candidates = self._screened(features)
-        best = match.best_match(self.posting.features, candidates, strict=frozenset(related))
-        if best is None:
-            return None
-        return best[0], block.get(best[0], "fuzzy"), best[1]
-
-    def _screened(self, features: dict[str, bytes]) -> list[tuple[str, match.Features]]:
-        """The candidates that pass the cheap checks, with their descriptions loaded."""
-        passed = {}
-        for listing_id, raw in features.items():
-            old = _FEATURES.decode(raw)
-            if match.screen(self.posting.features, old) is None:
-                passed[listing_id] = old
-        if not passed:
-            return []
-        rows = self.db.execute(
-            f"SELECT id, words FROM dedupe_listings WHERE id IN ({', '.join('?' * len(passed))})",
-            list(passed),
-        )
-        words = {r["id"]: r["words"] for r in rows}
-        return [
-            (listing_id, msgspec.structs.replace(old, description=words.get(listing_id, "")))
-            for listing_id, old in passed.items()
-        ]
 
     # -- recording ----------------------------------------------------------------------------
 
@@ -335,7 +257,8 @@ class _Recording:
             updated_at=self.now if row is not None else None,
         )
         alone = row is None and merged.company == self.posting.listing.company
-        features = self.posting.features if alone else match.features(merged)  # one posting: the same
+        # One posting alone: its features are the listing's.
+        features = self.posting.features if alone else match.features(merged, postings)
         values = (
             features.company,
             _features_json(features),
@@ -366,6 +289,19 @@ class _Recording:
             [(url, listing_id) for url in self.posting.urls],
         )
         return merged
+
+    def _note_pay(self, merged: MergedListing, search: Search, *, changed: bool) -> MergedListing:
+        """The listing marked when its pay was not compared with the floor (another currency); a
+        mark that changes with the profile is a new revision, so it reaches the tracker."""
+        note = pay_note(merged, search)
+        if note == merged.pay_note:
+            return merged
+        marked = msgspec.structs.replace(merged, pay_note=note, revision=merged.revision + (not changed))
+        self.db.execute(
+            "UPDATE dedupe_listings SET data = ?, revision = ? WHERE id = ?",
+            (_ENCODE.encode(marked), marked.revision, marked.id),
+        )
+        return marked
 
     def _filter(
         self, merged: MergedListing, row: sqlite3.Row | None, search: Search, outcome: Outcome, how: str

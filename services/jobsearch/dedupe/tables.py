@@ -15,6 +15,8 @@
 - `dedupe_run_postings`: what each run did with each posting it read (`new`, `merged`, `updated`,
   `unchanged`, `filtered`), per source: the run's counts, and which postings a board still lists.
 - `dedupe_board_reads`: each source a run read in full, and how many postings it listed.
+- `dedupe_meta`: the version of the matching features the listings were written with: a file
+  written by an older normalisation has its features, company keys and blocks made anew once.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import msgspec
 
 from jobsearch.db import immediate
 from jobsearch.dedupe import match
+from jobsearch.dedupe.posting import posting_of
+from jobsearch.listing import Listing, MergedListing
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS dedupe_listings (
@@ -81,6 +85,10 @@ CREATE TABLE IF NOT EXISTS dedupe_run_postings (
     recorded_at TEXT NOT NULL,
     PRIMARY KEY (run_id, key)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dedupe_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS dedupe_board_reads (
     run_id TEXT NOT NULL,
     source TEXT NOT NULL,
@@ -101,24 +109,57 @@ _ADDED = (
 )
 
 
+# Bumped whenever normalisation or `match.block_keys` changes what a stored listing's features,
+# company keys or blocks would be: 2 read title tags, regions, transliterations and slugs.
+FEATURES_VERSION = 2
+
+_LISTING = msgspec.json.Decoder(Listing)
+_MERGED = msgspec.json.Decoder(MergedListing)
+_ENCODE = msgspec.json.Encoder()
+
+
 def _backfill_title_tokens(conn: sqlite3.Connection) -> None:
-    """Fill `dedupe_title_tokens` for listings recorded before it existed."""
-    features = msgspec.json.Decoder(match.Features)
-    rows = conn.execute(
-        "SELECT k.company_key, l.id, l.features FROM dedupe_company_keys k"
-        " JOIN dedupe_listings l ON l.id = k.listing_id"
-    ).fetchall()
-    conn.executemany(
-        "INSERT OR IGNORE INTO dedupe_title_tokens (company_key, token, listing_id) VALUES (?, ?, ?)",
-        [(row[0], token, row[1]) for row in rows for token in match.block_keys(features.decode(row[2]))],
-    )
+    """Make every listing's features anew from its postings, and fill its company keys and blocks
+    as `store` writes them: each posting's company keys with each title's block keys."""
+    listings = conn.execute("SELECT id, data FROM dedupe_listings WHERE length(data) > 0").fetchall()
+    for listing_id, data in listings:
+        merged = _MERGED.decode(data)
+        stored = [
+            r[0] for r in conn.execute("SELECT data FROM dedupe_postings WHERE listing_id = ?", (listing_id,))
+        ]
+        postings = [posting_of(_LISTING.decode(raw)) for raw in stored if raw is not None]
+        features = match.features(merged, [p.listing for p in postings])
+        conn.execute(
+            "UPDATE dedupe_listings SET company_key = ?, features = ?, words = ? WHERE id = ?",
+            (
+                features.company,
+                _ENCODE.encode(msgspec.structs.replace(features, description="")),
+                features.description,
+                listing_id,
+            ),
+        )
+        keys = {features.company, *(k for p in postings for k in p.company_keys)} - {""}
+        tokens = {*match.block_keys(features), *(t for p in postings for t in match.block_keys(p.features))}
+        conn.executemany(
+            "INSERT OR IGNORE INTO dedupe_company_keys (company_key, listing_id) VALUES (?, ?)",
+            [(k, listing_id) for k in keys],
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO dedupe_title_tokens (company_key, token, listing_id) VALUES (?, ?, ?)",
+            [(k, t, listing_id) for k in keys for t in tokens],
+        )
+
+
+def _features_version(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT value FROM dedupe_meta WHERE key = 'features'").fetchone()
+    return int(row[0]) if row is not None else 0
 
 
 def create(conn: sqlite3.Connection) -> None:
     """Create the tables and add what an older file lacks (idempotent; one process upgrades).
 
     An older file's drafted listings count as already exported (their drafts carried them), and
-    its blocks are filled from `dedupe_listings`.
+    a file written by an older normalisation has its listings' features and blocks made anew.
     """
     conn.executescript(SCHEMA)
     for table, column, declaration in _ADDED:
@@ -134,7 +175,15 @@ def create(conn: sqlite3.Connection) -> None:
                     "INSERT OR IGNORE INTO dedupe_company_keys (company_key, listing_id)"
                     " SELECT company_key, id FROM dedupe_listings WHERE company_key != ''"
                 )
+    if _features_version(conn) < FEATURES_VERSION:
+        with immediate(conn):
+            if _features_version(conn) < FEATURES_VERSION:  # another service did it meanwhile
                 _backfill_title_tokens(conn)
+                conn.execute(
+                    "INSERT INTO dedupe_meta (key, value) VALUES ('features', ?)"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (str(FEATURES_VERSION),),
+                )
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:

@@ -24,6 +24,14 @@ LEGAL_AFFIXES = (
     "\u0634\u0631\u0643\u0629",
 )
 
+# Words a company adds to its name beside the short name its board's URL uses: "Harborlight AI"
+# on an aggregator is "harborlight" on Ashby (`match.same_company`).
+COMPANY_WORDS = frozenset((
+    'ai', 'analytics', 'app', 'apps', 'bio', 'cloud', 'data', 'digital', 'energy', 'games', 'health',
+    'hq', 'io', 'labs', 'media', 'robotics', 'security', 'software', 'studio', 'studios', 'systems',
+    'tech', 'technologies', 'technology', 'therapeutics',
+))
+
 # Remote and office markers in titles and places: "(Remote)", "- Remote, EU", "WFH", "Hybrid".
 REMOTE_WORDS = frozenset((
     'anywhere', 'distributed', 'homeoffice', 'hybrid', 'onsite', 'remote', 'remotely', 'telecommute',
@@ -38,6 +46,13 @@ ABBREVIATIONS = {
     'admin': 'administrator', 'ops': 'operations', 'fullstack': 'full stack', 'frontend': 'front end',
     'backend': 'back end', 'devops': 'devops', 'k8s': 'kubernetes', 'ml': 'machine learning',
     'sre': 'site reliability engineer', 'qa': 'quality assurance', 'ux': 'user experience',
+    'golang': 'go', 'infra': 'infrastructure', 'mle': 'machine learning engineer',
+    'sdet': 'software engineer in test', 'devrel': 'developer relations', 'ui': 'user interface',
+    'sdr': 'sales development representative', 'bdr': 'business development representative',
+    'csm': 'customer success manager', 'rep': 'representative', 'reps': 'representatives',
+    'mgmt': 'management', 'dir': 'director', 'hw': 'hardware', 'hr': 'human resources',
+    'dba': 'database administrator', 'infosec': 'information security',
+    'appsec': 'application security',
     'optimization': 'optimisation', 'js': 'javascript', 'ii': '2', 'iii': '3', 'iv': '4', 'and': '',
     'at': '', 'for': '', 'of': '', 'the': '', 'is': '', 'we': '', 'are': '', 'hiring': '', 'job': '',
     'position': '', 'role': '', 'opening': '', 'vacancy': '', 'wanted': '', 'a': '', 'm': '', 'w': '',
@@ -62,6 +77,12 @@ GENERIC_TITLE_WORDS = frozenset((
     'x', 'in', 'with', 'on', 'to',
 ))
 
+# Words that name one role however a company writes it: "Backend Developer" = "Backend Engineer".
+ROLE_SYNONYMS = {
+    'developer': 'engineer', 'developers': 'engineers', 'programmer': 'engineer',
+    'programmers': 'engineers',
+}
+
 # A title's last word as a level ("Engineer II" → 2 after ABBREVIATIONS).
 NUMERAL_LEVELS = frozenset((
     '1', '2', '3', '4', '5', '6', '7', '8', '9', 'i',
@@ -78,39 +99,65 @@ EXONYMS = {
     'sf': 'san francisco', 'montreal': 'montreal', 'bengaluru': 'bangalore',
 }
 
-# Countries and regions: a place naming only these names no city.
-REGIONS = frozenset((
-    'americas', 'apac', 'australia', 'austria', 'belgium', 'benelux', 'brazil', 'canada',
-    'czech republic', 'czechia', 'dach', 'de', 'denmark', 'deutschland', 'emea', 'england', 'eu',
-    'europe', 'finland', 'france', 'gb', 'germany', 'global', 'great britain', 'india',
-    'international', 'ireland', 'italy', 'japan', 'latam', 'mexico', 'netherlands', 'new zealand',
-    'nl', 'nordics', 'north america', 'norway', 'poland', 'portugal', 'scotland', 'singapore',
-    'south africa', 'spain', 'sweden', 'switzerland', 'the netherlands', 'uk', 'united kingdom',
-    'united states', 'us', 'usa',
-))
-
-# The continent of a country or region, so that "Remote - Europe" and "Remote - USA" differ.
+# The continent of a country or region, so that "Remote - Europe" and "Remote - USA" differ. A
+# region spanning two ("Americas") names both.
 CONTINENTS = {
     'europe': frozenset((
-        'austria', 'belgium', 'benelux', 'czech republic', 'czechia', 'dach', 'de', 'denmark',
-        'deutschland', 'emea', 'england', 'eu', 'europe', 'finland', 'france', 'gb', 'germany',
-        'great britain', 'ireland', 'italy', 'netherlands', 'nl', 'nordics', 'norway', 'poland',
-        'portugal', 'scotland', 'spain', 'sweden', 'switzerland', 'the netherlands', 'uk',
-        'united kingdom',
+        'austria', 'baltics', 'belgium', 'benelux', 'bulgaria', 'cee', 'croatia', 'czech republic',
+        'czechia', 'dach', 'de', 'denmark', 'deutschland', 'emea', 'england', 'estonia', 'eu',
+        'europe', 'european union', 'finland', 'france', 'gb', 'germany', 'great britain', 'greece',
+        'hungary', 'ireland', 'italy', 'latvia', 'lithuania', 'luxembourg', 'netherlands', 'nl',
+        'nordics', 'northern ireland', 'norway', 'poland', 'portugal', 'romania', 'scandinavia',
+        'scotland', 'serbia', 'slovakia', 'slovenia', 'spain', 'sweden', 'switzerland',
+        'the netherlands', 'uk', 'ukraine', 'united kingdom', 'wales',
     )),
 
     'north america': frozenset((
-        'america', 'canada', 'north america', 'united states', 'us', 'usa',
+        'america', 'americas', 'canada', 'north america', 'united states',
+        'united states of america', 'us', 'usa',
     )),
 
     'latin america': frozenset((
-        'brazil', 'latam', 'latin america', 'mexico', 'south america',
+        'americas', 'argentina', 'brazil', 'central america', 'chile', 'colombia', 'costa rica',
+        'latam', 'latin america', 'mexico', 'peru', 'south america', 'uruguay',
     )),
 
     'asia pacific': frozenset((
-        'apac', 'australia', 'india', 'japan', 'new zealand', 'singapore',
+        'anz', 'apac', 'asia', 'asia pacific', 'australia', 'china', 'hong kong', 'india',
+        'indonesia', 'japan', 'korea', 'malaysia', 'new zealand', 'oceania', 'pakistan',
+        'philippines', 'singapore', 'south korea', 'taiwan', 'thailand', 'vietnam',
+    )),
+
+    'middle east and africa': frozenset((
+        'africa', 'egypt', 'emea', 'israel', 'kenya', 'mea', 'mena', 'middle east', 'nigeria',
+        'saudi arabia', 'south africa', 'turkey', 'uae', 'united arab emirates',
     )),
 }
+
+# Countries and regions: a place naming only these names no city.
+REGIONS = frozenset((
+    'global', 'international', *(name for names in CONTINENTS.values() for name in names),
+))
+
+# Words that qualify a region without changing it: "USA Only", "Europe based".
+REGION_QUALIFIERS = frozenset((
+    'based', 'only',
+))
+
+# Words of a location that name no place: a schedule ("ONSITE (hybrid, 3 days)") or an office.
+PLACE_FILLER = frozenset((
+    'a', 'day', 'days', 'hq', 'in', 'month', 'months', 'office', 'per', 'week', 'weekly', 'weeks',
+))
+
+# A term of employment in a title's tag: "(Contract, 6 months)".
+DURATION_WORDS = frozenset((
+    'month', 'months', 'week', 'weeks', 'year', 'years',
+))
+
+# Letters without a Unicode decomposition, as Latin letters ("Øresund" = "Oresund").
+TRANSLITERATIONS = str.maketrans({
+    'ø': 'o', 'æ': 'ae', 'œ': 'oe', 'ß': 'ss', 'đ': 'd', 'ł': 'l', 'þ': 'th', 'ð': 'd', '\u0131': 'i',
+})
 
 # Employment types, to one of full_time, part_time, contract, intern.
 EMPLOYMENT = {

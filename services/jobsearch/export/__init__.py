@@ -1,29 +1,33 @@
 """The export stage: record each listing and its drafts in the state of record, and render the
 tracker when asked.
 
-Two job types on the `jobsearch-export` queue: `jobsearch.export` (one per listing; a small SQLite
-transaction, idempotent per job id) and `jobsearch.tracker` (read the person's edits back, render
-`tracker.xlsx`; submitted once per run after the pipeline drained, so a run of 5,000 listings
-renders once, not 5,000 times). The work itself lives in `jobsearch.store` and `jobsearch.tracker`,
-which the CLI and the review page share; this module only wires them to jobs.
+Three job types on the `jobsearch-export` queue: `jobsearch.export_batch` (the listings dedupe
+kept or changed, recorded as they now stand) and `jobsearch.export` (a listing with its drafts;
+idempotent per job id), both written many to a transaction (`jobsearch.batch`); and
+`jobsearch.tracker` (read the person's edits back, render `tracker.xlsx`; submitted once per run
+after the pipeline drained, so a run of 5,000 listings renders once, not 5,000 times). The work
+itself lives in `jobsearch.store` and `jobsearch.tracker`, which the CLI and the review page
+share; this module only wires them to jobs.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import msgspec
 
 from jetjobs import App, JobContext, Retry
 from jobsearch.batch import BatchWriter
-from jobsearch.jobs import EXPORT, TRACKER, ExportJob, TrackerJob
+from jobsearch.jobs import EXPORT, EXPORT_BATCH, TRACKER, ExportBatchJob, ExportJob, TrackerJob
 from jobsearch.settings import PipelineSettings, load_pipeline_settings
 from jobsearch.store import Store
 from jobsearch.store.exports import record_export
 from jobsearch.store.schema import migrate
 from jobsearch.tracker import TrackerChanged, TrackerLocked, export_tracker
 
+T = TypeVar("T")
 # A tracker held open by a spreadsheet program: try again at this pace (about 5 minutes in all
 # with the job's attempts), then give up with the reason in the dead letter.
 LOCKED_RETRY_DELAY = 10.0
@@ -50,17 +54,38 @@ async def record(deps: Deps, job_id: str, job: ExportJob) -> dict[str, Any]:
     Raises:
         Retry: the database stayed locked past its busy timeout.
     """
+    recorded = await _write(
+        deps,
+        lambda conn: record_export(
+            conn, run_id=job.run_id, job_id=job_id, listing=job.listing, drafts=job.drafts
+        ),
+    )
+    return {"run_id": job.run_id, **msgspec.to_builtins(recorded)}
+
+
+async def record_batch(deps: Deps, job_id: str, job: ExportBatchJob) -> dict[str, Any]:
+    """Handle `jobsearch.export_batch`: record each listing as it now stands (one transaction).
+
+    Raises:
+        Retry: the database stayed locked past its busy timeout.
+    """
+    recorded = await _write(
+        deps,
+        lambda conn: [
+            record_export(conn, run_id=job.run_id, job_id=job_id, listing=listing, drafts=())
+            for listing in job.listings
+        ],
+    )
+    return {"run_id": job.run_id, "listings": len(recorded), "new": sum(r.new for r in recorded)}
+
+
+async def _write(deps: Deps, write: Callable[[sqlite3.Connection], T]) -> T:
     try:
-        recorded = await deps.writer.run(
-            lambda conn: record_export(
-                conn, run_id=job.run_id, job_id=job_id, listing=job.listing, drafts=job.drafts
-            )
-        )
+        return await deps.writer.run(write)
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc) or "busy" in str(exc):
             raise Retry(reason=f"the database is busy: {exc}") from None
         raise
-    return {"run_id": job.run_id, **msgspec.to_builtins(recorded)}
 
 
 def render_tracker(deps: Deps, job: TrackerJob) -> dict[str, Any]:
@@ -85,6 +110,10 @@ def register(app: App, settings: PipelineSettings | None = None) -> Deps:
     @app.job(EXPORT, payload=ExportJob)
     async def export(ctx: JobContext, job: ExportJob) -> dict[str, Any]:
         return await record(deps, ctx.id, job)
+
+    @app.job(EXPORT_BATCH, payload=ExportBatchJob)
+    async def export_batch(ctx: JobContext, job: ExportBatchJob) -> dict[str, Any]:
+        return await record_batch(deps, ctx.id, job)
 
     @app.job(TRACKER, payload=TrackerJob)
     def tracker(ctx: JobContext, job: TrackerJob) -> dict[str, Any]:

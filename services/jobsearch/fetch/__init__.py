@@ -1,10 +1,10 @@
 """The fetch stage: `jobsearch.search` fans out to sources, `jobsearch.source` reads one board.
 
-Both run on the `jobsearch-fetch` queue (`jobsearch serve fetch`). Each listing a board gives
-becomes a `jobsearch.listing` job on `jobsearch-dedupe`, keyed `<run id>:<board>:<external id>`,
-so a redelivered source job submits nothing twice in its run, while every run hands dedupe every
-posting (dedupe's database decides what is new). A whole read ends with one `jobsearch.board_read`
-job naming the source and how many postings it listed.
+Both run on the `jobsearch-fetch` queue (`jobsearch serve fetch`). The postings a board gives go
+to `jobsearch-dedupe` in `jobsearch.listing_batch` jobs (up to 100 postings each), keyed by the
+run and the postings they carry, so a redelivered source job submits nothing twice in its run,
+while every run hands dedupe every posting (dedupe's database decides what is new). A whole read
+ends with one `jobsearch.board_read` job naming the source and how many postings it listed.
 
 A board that cannot be read fails its own source job only: a transient failure (5xx or 429 after
 the client's retries, a timeout, a dropped connection) is retried by jetjobs with backoff, up to

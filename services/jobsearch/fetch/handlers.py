@@ -13,14 +13,15 @@ from jobsearch.fetch import service
 from jobsearch.fetch.report import SearchReport, SourceReport
 from jobsearch.jobs import (
     BOARD_READ,
-    LISTING,
+    LISTING_BATCH,
     QUEUES,
     SEARCH,
     SOURCE,
     BoardReadJob,
-    ListingJob,
+    ListingBatchJob,
     SearchJob,
     SourceJob,
+    batch_key,
     run_key,
 )
 from jobsearch.sources import BoardHttp, HttpPolicy, SourceError
@@ -107,11 +108,14 @@ class FetchHandlers:
     async def source(self, ctx: JobContext, job: SourceJob) -> SourceReport:
         """`jobsearch.source`: read one board, one `jobsearch.listing` job per posting."""
 
-        async def submit(jobs: Sequence[ListingJob]) -> list[bool]:
+        async def submit(jobs: Sequence[ListingBatchJob]) -> list[bool]:
             # Pipelined: a board of thousands of postings is one round trip per window, not each.
             built = [
                 ctx.publisher.build(
-                    LISTING, payload, queue=QUEUES["dedupe"], key=run_key(job.run_id, payload.listing.key)
+                    LISTING_BATCH,
+                    payload,
+                    queue=QUEUES["dedupe"],
+                    key=batch_key(job.run_id, "postings", [listing.key for listing in payload.listings]),
                 )
                 for payload in jobs
             ]

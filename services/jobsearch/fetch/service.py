@@ -14,7 +14,7 @@ import structlog
 
 from jobsearch.fetch import metrics
 from jobsearch.fetch.report import SearchReport, SourceReport
-from jobsearch.jobs import ListingJob, SearchJob, SourceJob
+from jobsearch.jobs import ListingBatchJob, SearchJob, SourceJob, in_batches
 from jobsearch.profile import source_name
 from jobsearch.sources import BoardHttp, SourceError, fetch_source
 
@@ -22,7 +22,7 @@ log = structlog.get_logger("jobsearch.fetch")
 
 # Submits jobs; answers, for each, whether the stream already had its key (a duplicate).
 SubmitSources = Callable[[Sequence[tuple[str, SourceJob]]], Awaitable[list[bool]]]
-SubmitListings = Callable[[Sequence[ListingJob]], Awaitable[list[bool]]]
+SubmitListings = Callable[[Sequence[ListingBatchJob]], Awaitable[list[bool]]]
 
 
 def source_key(run_id: str, name: str) -> str:
@@ -44,7 +44,7 @@ async def fan_out(job: SearchJob, submit: SubmitSources) -> SearchReport:
 
 
 async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -> SourceReport:
-    """Read one board and submit one `jobsearch.listing` job per posting.
+    """Read one board and submit its postings in `jobsearch.listing_batch` jobs.
 
     Raises:
         SourceError: the board could not be read (logged and counted here; the caller decides
@@ -68,15 +68,18 @@ async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -
             retryable=exc.retryable,
         )
         raise
-    duplicates = await submit(
-        [ListingJob(run_id=job.run_id, listing=listing, profile=job.profile) for listing in fetched.listings]
-    )
+    batches = [
+        ListingBatchJob(run_id=job.run_id, source=name, listings=listings, profile=job.profile)
+        for listings in in_batches(fetched.listings)
+    ]
+    duplicates = await submit(batches)
+    repeated = sum(len(b.listings) for b, duplicate in zip(batches, duplicates, strict=True) if duplicate)
     report = SourceReport(
         source=name,
         board=board,
         listings=len(fetched.listings),
-        submitted=duplicates.count(False),
-        duplicates=duplicates.count(True),
+        submitted=len(fetched.listings) - repeated,
+        duplicates=repeated,
         skipped=fetched.skipped,
         skipped_reasons=fetched.skipped_reasons,
         seconds=round(time.perf_counter() - started, 3),

@@ -39,7 +39,7 @@ from jobsearch.dedupe.report import run_outcomes
 from jobsearch.jobs import (
     DRAFT,
     EXPORT,
-    LISTING,
+    LISTING_BATCH,
     QUEUES,
     SEARCH,
     SOURCE,
@@ -68,7 +68,7 @@ from jobsearch.store.clock import utcnow_exact
 log = structlog.get_logger("jobsearch.run")
 
 # The job type each stage's queue runs, for `replay --stage`.
-STAGE_JOB: dict[Stage, str] = {"fetch": SOURCE, "dedupe": LISTING, "draft": DRAFT, "export": EXPORT}
+STAGE_JOB: dict[Stage, str] = {"fetch": SOURCE, "dedupe": LISTING_BATCH, "draft": DRAFT, "export": EXPORT}
 _TICK = 2.0
 # With --no-services, how often the run looks for a stage queue that waits and no worker serves.
 _UNSERVED_CHECK = 3.0

@@ -15,10 +15,33 @@ from typing import TextIO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from jobsearch.jobs import DRAFT, EXPORT, LISTING, SOURCE
+from jobsearch.jobs import DRAFT, EXPORT, EXPORT_BATCH, LISTING, LISTING_BATCH, SOURCE
 from jobsearch.run.progress import Progress as PipelineProgress
+from jobsearch.run.progress import TypeCounts
 
-_STAGES = (("fetch", SOURCE), ("dedupe", LISTING), ("draft", DRAFT), ("export", EXPORT))
+# Each stage's bar counts the jobs of its types (postings travel in batches, one by one from
+# other clients).
+_STAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("fetch", (SOURCE,)),
+    ("dedupe", (LISTING, LISTING_BATCH)),
+    ("draft", (DRAFT,)),
+    ("export", (EXPORT, EXPORT_BATCH)),
+)
+
+
+def stage_counts(progress: PipelineProgress, types: tuple[str, ...]) -> TypeCounts:
+    """The counts of a stage's job types, added up."""
+    total = TypeCounts()
+    for job_type in types:
+        counts = progress.counts.get(job_type)
+        if counts is not None:
+            total.submitted += counts.submitted
+            total.succeeded += counts.succeeded
+            total.dead += counts.dead
+            total.retrying += counts.retrying
+    return total
+
+
 _PLAIN_EVERY = 2.0  # seconds between plain progress lines
 
 
@@ -29,7 +52,7 @@ def counts_line(progress: PipelineProgress) -> str:
     failed = sum(counts.dead for counts in c.values())
     return (
         f"fetched {fetched(progress)}  new {_new(progress)}  filtered {filtered}  "
-        f"drafted {c[DRAFT].succeeded}  exported {c[EXPORT].succeeded}  failed {failed}"
+        f"drafted {c[DRAFT].succeeded}  exported {_exported(progress)}  failed {failed}"
     )
 
 
@@ -92,9 +115,9 @@ class Display:
         """Bring the bars (or the plain line, at most every 2 s unless forced) up to date."""
         if self.rich is not None:
             details = stage_details(self.progress)
-            for stage, job_type in _STAGES:
-                counts = self.progress.counts[job_type]
-                total = self.sources if job_type == SOURCE and self.sources else counts.submitted
+            for stage, types in _STAGES:
+                counts = stage_counts(self.progress, types)
+                total = self.sources if types == (SOURCE,) and self.sources else counts.submitted
                 self.rich.update(
                     self._tasks[stage],  # type: ignore[arg-type]
                     total=max(total, counts.settled) or None,
@@ -116,24 +139,35 @@ def stage_details(progress: PipelineProgress) -> dict[str, str]:
         "fetch": f"fetched {fetched(progress)}",
         "dedupe": f"new {_new(progress)}  filtered {_filtered(progress)}",
         "draft": f"drafted {c[DRAFT].succeeded}",
-        "export": f"exported {c[EXPORT].succeeded}",
+        "export": f"exported {_exported(progress)}",
     }
-    for stage, job_type in _STAGES:
-        if c[job_type].dead:
-            details[stage] += f"  failed {c[job_type].dead}"
-        if c[job_type].retrying:
-            details[stage] += f"  retrying {c[job_type].retrying}"
+    for stage, types in _STAGES:
+        counts = stage_counts(progress, types)
+        if counts.dead:
+            details[stage] += f"  failed {counts.dead}"
+        if counts.retrying:
+            details[stage] += f"  retrying {counts.retrying}"
     return details
 
 
+def _outcome(progress: PipelineProgress, outcome: str) -> int:
+    # What dedupe's results say became of the postings (the summary counts them in SQLite).
+    return sum(progress.outcomes[f"{job_type}:outcome:{outcome}"] for job_type in (LISTING, LISTING_BATCH))
+
+
 def _new(progress: PipelineProgress) -> int:
-    # Listings new to the person, as dedupe's results say (the summary counts them in SQLite).
-    return progress.outcomes[f"{LISTING}:outcome:new"]
+    # Listings new to the person.
+    return _outcome(progress, "new")
 
 
 def _filtered(progress: PipelineProgress) -> int:
     # Postings whose listing the profile's filters drop (new ones, and dropped ones read again).
-    return progress.outcomes[f"{LISTING}:outcome:filtered"]
+    return _outcome(progress, "filtered")
+
+
+def _exported(progress: PipelineProgress) -> int:
+    # Listings recorded: one per export job, and each batch's count.
+    return progress.counts[EXPORT].succeeded + progress.outcomes[f"{EXPORT_BATCH}:listings"]
 
 
 def fetched(progress: PipelineProgress) -> int:

@@ -168,6 +168,15 @@ class Progress:
                     self.outcomes[f"{record.type}:{field}:{value}"] += 1
             if "outcome" in result and "state" in result:
                 self.outcomes[f"{record.type}:{result['outcome']}:{result['state']}"] += 1
+            # A batch says how many of its postings had each outcome, or how many it recorded.
+            counts = result.get("counts")
+            if isinstance(counts, dict):
+                for outcome, n in counts.items():
+                    if isinstance(n, int):
+                        self.outcomes[f"{record.type}:outcome:{outcome}"] += n
+            listings = result.get("listings")
+            if isinstance(listings, int):
+                self.outcomes[f"{record.type}:listings"] += listings
         if record.type in self.keep_results:
             self.results.setdefault(record.type, []).append(result)
 

@@ -8,7 +8,17 @@ from typing import Any
 import msgspec
 
 from jobsearch.dedupe.report import RunOutcomes
-from jobsearch.jobs import DRAFT, EXPORT, LISTING, SEARCH, SOURCE, TRACKER
+from jobsearch.jobs import (
+    BOARD_READ,
+    DRAFT,
+    EXPORT,
+    EXPORT_BATCH,
+    LISTING,
+    LISTING_BATCH,
+    SEARCH,
+    SOURCE,
+    TRACKER,
+)
 from jobsearch.run.progress import Progress
 from jobsearch.store import ProviderUsage, RunNumbers
 
@@ -90,6 +100,7 @@ def summarise(
     summary.listings_unchanged = outcomes.unchanged
     summary.listings_filtered = outcomes.filtered
     summary.filtered_reasons = dict(outcomes.filtered_reasons)
+    # A dead single-posting job is one rejected posting; a dead batch shows as `not recorded`.
     summary.listings_rejected = sum(1 for record in progress.dead if record.type == LISTING)
     summary.listings_known = outcomes.merged + outcomes.unchanged
     summary.timings = {
@@ -180,4 +191,4 @@ def listings_line(summary: RunSummary) -> str:
     return line
 
 
-WATCHED = (SEARCH, SOURCE, LISTING, DRAFT, EXPORT, TRACKER)
+WATCHED = (SEARCH, SOURCE, LISTING, LISTING_BATCH, BOARD_READ, DRAFT, EXPORT, EXPORT_BATCH, TRACKER)
