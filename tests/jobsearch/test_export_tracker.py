@@ -52,7 +52,7 @@ def test_tracker_has_the_layout(store: Store, tracker: Path) -> None:
     assert row["Found"].is_date
     assert row["URL"].hyperlink.target == row["URL"].value
     assert row["Cover letter"].alignment.wrap_text
-    assert row["Salary"].value == "EUR 70,000-90,000 / year"
+    assert row["Salary"].value == "€70k–90k / year"  # noqa: RUF001 - the en dash is what it writes
     assert row["Status"].value == "Drafted"
     [validation] = sheet.data_validations.dataValidation
     assert validation.formula1 == '"Saved,Drafted,Applied,Screen,Interview,Offer,Rejected,Withdrawn"'

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from nats.aio.client import Client as NATS
 from openpyxl import load_workbook
@@ -15,6 +17,7 @@ from jetjobs import App, Settings
 from jobsearch import draft as draft_stage
 from jobsearch import export as export_stage
 from jobsearch.jobs import QUEUES
+from jobsearch.listing import SourceRef
 from jobsearch.settings import PipelineSettings
 from jobsearch.store import Store
 from jobsearch.tracker import export_tracker
@@ -99,6 +102,18 @@ async def test_edited_draft_status_and_notes_persist_and_reach_the_next_export(
     and the next export's tracker carries them."""
     tracker = tmp_path / "tracker.xlsx"
     with Store.open(db_path) as store:
+        # An aggregator's copy merged into L0001 after its draft went out: revision 2.
+        first = store.merged_listing("L0001")
+        copy = SourceRef(
+            board="remoteok", source="remoteok", external_id="9", url="https://remoteok.example/9"
+        )
+        later = msgspec.structs.replace(
+            first,
+            sources=[*first.sources, copy],
+            revision=first.revision + 1,
+            updated_at=datetime(2026, 11, 30, 7, 0, tzinfo=UTC),
+        )
+        store.record_export(run_id="run-2", job_id="merge-1", listing=later, drafts=[])
         export_tracker(store, tracker)  # the tracker as the run left it
     edited = "Dear Acme Robotics team,\n\nEdited by hand: I have run NATS in production.\n\nAda"
     async with serving(
@@ -106,6 +121,11 @@ async def test_edited_draft_status_and_notes_persist_and_reach_the_next_export(
     ) as url:
         await page.goto(f"{url}listings/L0001")
         await expect(page.locator("#title")).to_contain_text("Platform Engineer")
+        # The pay with its interval, every posting of the listing, and when one last joined it.
+        await expect(page.locator("#salary")).to_have_text("€90k–120k / year")  # noqa: RUF001
+        await expect(page.locator("#sources")).to_contain_text("2 postings")
+        await expect(page.locator("#sources")).to_contain_text("remoteok (remoteok)")
+        await expect(page.locator("#updated")).to_have_text("updated 2026-11-30")
         await page.locator("#text-cover_letter").fill(edited)
         await page.locator("#save-cover_letter").click()
         await expect(page.locator("#saved")).to_have_text("cover letter saved")

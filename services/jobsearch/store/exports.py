@@ -41,10 +41,10 @@ def record_export(
         status: Status = "Drafted" if drafts else "Saved"
         conn.execute(
             "INSERT INTO listings (id, title, company, url, locations, remote, employment_type,"
-            " salary, posted_at, description, department, workplace, revision, changed_at,"
+            " salary, posted_at, description, department, workplace, revision, changed_at, pay_note,"
             " first_seen, first_run_id, last_run_id, updated_at, status, status_at)"
             " VALUES (:id, :title, :company, :url, :locations, :remote, :employment_type, :salary,"
-            " :posted_at, :description, :department, :workplace, :revision, :changed_at,"
+            " :posted_at, :description, :department, :workplace, :revision, :changed_at, :pay_note,"
             " :first_seen, :run_id, :run_id, :now, :status, :now)",
             fields | {"first_seen": first_seen, "run_id": run_id, "now": now, "status": status},
         )
@@ -55,7 +55,8 @@ def record_export(
             " locations = :locations, remote = :remote, employment_type = :employment_type,"
             " salary = :salary, posted_at = :posted_at, description = :description,"
             " department = :department, workplace = :workplace, revision = :revision,"
-            " changed_at = :changed_at, last_run_id = :run_id, updated_at = :now WHERE id = :id",
+            " changed_at = :changed_at, pay_note = :pay_note, last_run_id = :run_id, updated_at = :now"
+            " WHERE id = :id",
             fields | {"run_id": run_id, "now": now},
         )
     for ref in listing.sources:
@@ -101,6 +102,7 @@ def _listing_fields(listing: MergedListing) -> dict[str, Any]:
         "workplace": listing.workplace,
         "revision": listing.revision,
         "changed_at": listing.updated_at.isoformat(timespec="seconds") if listing.updated_at else None,
+        "pay_note": listing.pay_note,
     }
 
 

@@ -48,6 +48,7 @@ class TrackerRow(msgspec.Struct, kw_only=True, frozen=True):
     workplace: Workplace | None = None
     postings: list[SourceRef] = []  # every board posting of it, in the order the listing keeps
     updated: date | None = None  # when a posting of it last changed or joined
+    pay_note: str | None = None  # why its pay was not compared with the floor
     cover_letter: str = ""
     connection_note: str = ""
     provider_model: str = ""

@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS listings (
     notes_at         TEXT,
     workplace        TEXT,                  -- remote | hybrid | onsite | NULL (version 2)
     revision         INTEGER NOT NULL DEFAULT 0,   -- the MergedListing's revision shown (version 2)
-    changed_at       TEXT                   -- when a posting of it last changed or joined (version 2)
+    changed_at       TEXT,                  -- when a posting of it last changed or joined (version 2)
+    pay_note         TEXT                   -- why its pay was not compared with the floor (version 2)
 );
 CREATE INDEX IF NOT EXISTS listings_status ON listings(status);
 CREATE INDEX IF NOT EXISTS listings_first_run ON listings(first_run_id);
@@ -135,6 +136,7 @@ _ADDED = (
     ("listings", "workplace", "TEXT"),
     ("listings", "revision", "INTEGER NOT NULL DEFAULT 0"),
     ("listings", "changed_at", "TEXT"),
+    ("listings", "pay_note", "TEXT"),
 )
 
 
@@ -154,7 +156,12 @@ def migrate(conn: sqlite3.Connection) -> None:
             f"the database's tracker tables have version {row[0]}; this jobsearch knows {VERSION}: "
             "upgrade jobsearch"
         )
-    if row is not None and int(row[0]) == VERSION:
+    columns = {
+        (table, r[1])
+        for table in {t for t, _, _ in _ADDED}
+        for r in conn.execute(f"PRAGMA table_info({table})")
+    }
+    if row is not None and int(row[0]) == VERSION and all((t, c) in columns for t, c, _ in _ADDED):
         return
     conn.execute("BEGIN IMMEDIATE")  # one process upgrades; the others find it done
     try:

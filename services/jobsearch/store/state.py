@@ -349,8 +349,9 @@ class Store:
                 notes=row["notes"],
             )
             for row in self.conn.execute(
-                "SELECT id, company, title, locations, remote, salary, url, posted_at, workplace, first_seen,"
-                " changed_at, status, notes FROM listings ORDER BY first_seen DESC, company, title"
+                "SELECT id, company, title, locations, remote, salary, url, posted_at, workplace, pay_note,"
+                " first_seen, changed_at, status, notes FROM listings"
+                " ORDER BY first_seen DESC, company, title"
             )
         ]
 
@@ -476,6 +477,7 @@ def _shown_fields(row: sqlite3.Row) -> dict[str, Any]:
         "salary": _SALARY.decode(row["salary"]) if row["salary"] else None,
         "posted_at": date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
         "workplace": row["workplace"],
+        "pay_note": row["pay_note"],
     }
 
 

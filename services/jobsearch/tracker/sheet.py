@@ -8,6 +8,7 @@ from typing import Literal
 import msgspec
 
 from jobsearch.listing import Salary
+from jobsearch.salary import format_salary
 from jobsearch.store import TrackerRow
 from jobsearch.tracker.cells import safe_text
 
@@ -46,23 +47,10 @@ NOTES = HEADERS.index("Notes")
 Value = str | date | None
 
 
-def salary_text(salary: Salary | None) -> str:
-    """`USD 120,000-150,000 / year`, or what parts of it the board gave."""
-    if salary is None or (salary.min is None and salary.max is None):
-        return ""
-    low, high = salary.min, salary.max
-    amount = (
-        f"{low:,.0f}-{high:,.0f}"
-        if low is not None and high is not None and low != high
-        else f"{(low if low is not None else high):,.0f}"
-    )
-    if low is None:
-        amount = f"up to {amount}"
-    elif high is None:
-        amount = f"from {amount}"
-    currency = f"{salary.currency} " if salary.currency else ""
-    interval = f" / {salary.interval}" if salary.interval else ""
-    return f"{currency}{amount}{interval}"
+def salary_text(salary: Salary | None, note: str | None = None) -> str:
+    """`€65k-80k / year` as `jobsearch.salary.format_salary` writes it, with the pay note if any."""
+    text = format_salary(salary)
+    return f"{text} ({note})" if text and note else text
 
 
 def sources_text(row: TrackerRow) -> str:
@@ -85,7 +73,7 @@ def row_values(row: TrackerRow) -> list[Value]:
         safe_text(row.title),
         safe_text("; ".join(row.locations)),
         remote,
-        safe_text(salary_text(row.salary)),
+        safe_text(salary_text(row.salary, row.pay_note)),
         safe_text(sources_text(row)),
         safe_text(row.url),
         row.posted_at,

@@ -67,9 +67,9 @@ def render(rows: list[TrackerRow], path: Path) -> list[str]:
                 cell.data_type = "s"
             if column.kind == "link" and _LINK.match(row.url) and len(row.url) <= 2000:
                 cell.hyperlink = row.url
-                cell._style = copy(link_style)
+                _share(cell, link_style)
             else:
-                cell._style = copy(styles[column.kind])
+                _share(cell, styles[column.kind])
     last = len(rows) + 1
     sheet.freeze_panes = "A2"
     sheet.auto_filter.ref = f"A1:{get_column_letter(len(COLUMNS))}{last}"
@@ -90,13 +90,20 @@ def render(rows: list[TrackerRow], path: Path) -> list[str]:
 
 def _style_of(sheet: Worksheet, kind: Kind, *, hyperlink: bool = False) -> StyleArray:
     """The style of a cell of one kind of column, registered in the sheet's workbook."""
-    cell = Cell(sheet)
+    cell = Cell(sheet, row=1, column=1)  # not in the sheet: only its style is kept
     if hyperlink:
         cell.style = "Hyperlink"
     cell.alignment = _WRAP_TOP if kind == "long" else _TOP
     if kind == "date":
         cell.number_format = "yyyy-mm-dd"
-    return cell._style
+    style: StyleArray = cell._style  # type: ignore[attr-defined]
+    return style
+
+
+def _share(cell: object, style: StyleArray) -> None:
+    # A cell keeps its style as a `StyleArray` in `_style` (not in openpyxl's type stubs); a copy
+    # of one is how openpyxl itself gives cells the same style.
+    cell._style = copy(style)  # type: ignore[attr-defined]
 
 
 def read_edits(path: Path) -> list[SheetEdit]:

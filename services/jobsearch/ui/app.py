@@ -29,6 +29,7 @@ from jobsearch.jobs import DRAFT, QUEUES, STEPS, DraftJob, Step
 from jobsearch.llm import PROVIDERS
 from jobsearch.profile import Profile
 from jobsearch.store import STATUSES, InvalidStatus, Store, UnknownListing
+from jobsearch.tracker.sheet import salary_text
 from jobsearch.ui.table import SORT_KEYS, Filters, listing_rows
 
 T = TypeVar("T")
@@ -45,7 +46,7 @@ def web_link(url: str) -> str | None:
 _pages = templates(
     HERE / "templates" / "review",
     globals_={"quote": quote, "web_link": web_link, "STATUSES": STATUSES, "STEP_TITLES": STEP_TITLES,
-              "PROVIDERS": PROVIDERS, "SORT_KEYS": SORT_KEYS},
+              "PROVIDERS": PROVIDERS, "SORT_KEYS": SORT_KEYS, "salary_text": salary_text},
 )  # fmt: skip
 
 

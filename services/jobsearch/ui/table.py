@@ -13,6 +13,7 @@ from typing import Literal
 
 import msgspec
 
+from jobsearch.salary import annualised
 from jobsearch.store import STATUSES, Store, TrackerRow
 
 SortKey = Literal["found", "company", "title", "status", "posted", "location", "salary"]
@@ -73,7 +74,9 @@ def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[l
 
 
 def _salary_top(row: TrackerRow) -> float:
-    return (row.salary.max or row.salary.min or 0.0) if row.salary else 0.0
+    # Yearly, so that an hourly rate sorts beside the yearly salaries it compares with.
+    low, high = annualised(row.salary) if row.salary else (None, None)
+    return high or low or 0.0
 
 
 _SORTS: dict[SortKey, Callable[[TrackerRow], tuple[object, ...]]] = {
