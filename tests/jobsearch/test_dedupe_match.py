@@ -247,3 +247,27 @@ def test_merged_listing_keeps_every_source_and_the_earliest_date() -> None:
     assert merged.salary == aggregator.salary
     assert merged.locations == ["Berlin, Germany", "Remote (EU)"]
     assert merged.first_seen == first_seen
+
+
+@pytest.mark.parametrize(
+    ("a", "a_slug", "b", "same"),
+    [
+        ("nettlebank", False, "nettlebanktechnologies", True),  # a word that says nothing of the trade
+        ("bluefinatlas", False, "bluefinatlaslabs", True),
+        ("hexaplane", False, "hexaplanehealth", False),  # a trade: related, not one
+        ("mossgiel", True, "mossgielinsurance", True),  # a board's slug and the name it stands for
+        ("mossgiel", False, "mossgielinsurance", False),
+        ("acme", False, "acmerobotics", False),
+    ],
+)
+def test_names_one_company(a: str, a_slug: bool, b: str, same: bool) -> None:
+    """`same_company`: a name plus a generic company word is the same company; a trade word only
+    beside a board's slug."""
+    assert match.same_company(a, a_slug, b, False) is same
+
+
+def test_legal_forms_of_several_words_leave_the_company_key() -> None:
+    """`sp. z o.o.`, `Pty Ltd`, `S.A. de C.V.` are legal forms, like GmbH."""
+    assert normalise.company_key("Żuraw Software sp. z o.o.") == normalise.company_key("Zuraw Software")
+    assert normalise.company_key("Quokka Travel Pty Ltd") == "quokkatravel"
+    assert normalise.company_key("Maíz Digital S.A. de C.V.") == "maizdigital"

@@ -305,6 +305,24 @@ async def test_atom_feed(board: HttpTarget) -> None:
     assert entry.description == "PostGIS & Python."
 
 
+async def test_an_aggregator_feed_names_the_employer_in_the_title(board: HttpTarget) -> None:
+    """An entry with no author titled `Role at Company` is split: the employer is the company, not
+    the feed; a title that does not read so keeps the feed's name."""
+    feed = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>Remote Desk</title>
+      <item><title>Staff Data Engineer at Corvid Labs</title><link>https://desk.example/1</link>
+        <guid>d-1</guid><description>Pipelines.</description></item>
+      <item><title>Engineer at scale</title><link>https://desk.example/2</link>
+        <guid>d-2</guid><description>Scale.</description></item>
+    </channel></rss>"""
+    board.script("/feed.rss", Answer(200, feed, {"Content-Type": "application/rss+xml"}))
+    async with client() as http:
+        fetched = await fetch_source(http, Rss(url=board.url("/feed.rss")))
+    assert [(e.title, e.company) for e in fetched.listings] == [
+        ("Staff Data Engineer", "Corvid Labs"),
+        ("Engineer at scale", "Remote Desk"),
+    ]
+
+
 async def test_rss_that_is_an_html_page(board: HttpTarget) -> None:
     """A feed URL that answers with an HTML page is a SourceError of kind `html_page`."""
     board.script(

@@ -96,12 +96,16 @@ def _slug(listing: Listing | MergedListing, postings: Sequence[Listing]) -> bool
 
 
 def same_company(a: str, a_slug: bool, b: str, b_slug: bool) -> bool:
-    """Two company keys, one beginning the other, name one company: a board's slug and the name
-    written as the slug and a word such as "AI", "Energy" or "Games" ("harborlight" on Ashby,
-    "Harborlight AI" on an aggregator). Names that only begin alike are related, not one
-    ("Hexaplane" / "Hexaplane Health": either may be short for the other)."""
+    """Two company keys, one beginning the other, name one company: a name and the same name with
+    a word that says nothing of the trade ("Nettlebank" / "Nettlebank Technologies"), or a board's
+    slug and the name written as the slug and a word such as "AI", "Energy" or "Games"
+    ("harborlight" on Ashby, "Harborlight AI" on an aggregator). Names that only begin alike are
+    related, not one ("Hexaplane" / "Hexaplane Health": either may be short for the other)."""
     (short, short_slug), (long, _) = sorted(((a, a_slug), (b, b_slug)), key=lambda pair: len(pair[0]))
-    return short_slug and long.startswith(short) and long[len(short) :] in vocabulary.COMPANY_WORDS
+    if not long.startswith(short):
+        return False
+    rest = long[len(short) :]
+    return rest in vocabulary.GENERIC_COMPANY_WORDS or (short_slug and rest in vocabulary.COMPANY_WORDS)
 
 
 def block_keys(features: Features) -> list[str]:

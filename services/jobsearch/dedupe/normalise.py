@@ -76,6 +76,11 @@ def company_key(name: str) -> str:
     for affix in vocabulary.LEGAL_AFFIXES:
         base = base.replace(affix, " ")
     tokens = words(base)
+    joined = " ".join(tokens)
+    for phrase in vocabulary.LEGAL_PHRASES:
+        if joined.endswith(" " + phrase):
+            tokens = tokens[: -len(phrase.split())]
+            break
     # "X & Co. KG" loses "kg", "co" and the dangling "and".
     while len(tokens) > 1 and (tokens[-1] in vocabulary.LEGAL_FORMS or tokens[-1] == "and"):
         tokens.pop()

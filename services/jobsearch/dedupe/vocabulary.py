@@ -27,10 +27,22 @@ LEGAL_AFFIXES = (
 # Words a company adds to its name beside the short name its board's URL uses: "Harborlight AI"
 # on an aggregator is "harborlight" on Ashby (`match.same_company`).
 COMPANY_WORDS = frozenset((
-    'ai', 'analytics', 'app', 'apps', 'bio', 'cloud', 'data', 'digital', 'energy', 'games', 'health',
-    'hq', 'io', 'labs', 'media', 'robotics', 'security', 'software', 'studio', 'studios', 'systems',
-    'tech', 'technologies', 'technology', 'therapeutics',
+    'ai', 'analytics', 'app', 'apps', 'bank', 'bio', 'capital', 'cloud', 'data', 'digital', 'energy',
+    'finance', 'foods', 'freight', 'games', 'health', 'hq', 'insurance', 'io', 'labs', 'logistics',
+    'media', 'mobility', 'pay', 'payments', 'robotics', 'security', 'software', 'studio', 'studios',
+    'systems', 'tech', 'technologies', 'technology', 'therapeutics',
 ))
+
+# The words of those that say nothing about what a company does: any name and the same name with
+# one of them are one company, slug or not ("Nettlebank" / "Nettlebank Technologies"), while a
+# word that names a trade keeps two names apart unless one is a board's slug ("Hexaplane" /
+# "Hexaplane Health").
+GENERIC_COMPANY_WORDS = frozenset((
+    'hq', 'labs', 'lab', 'software', 'solutions', 'systems', 'tech', 'technologies', 'technology',
+))
+
+# Legal forms written as several words (after dots are dropped): "sp. z o.o." → "sp z oo".
+LEGAL_PHRASES = ('sp z oo', 'sp k', 's de rl', 'sa de cv', 's r o', 'pty ltd')
 
 # Remote and office markers in titles and places: "(Remote)", "- Remote, EU", "WFH", "Hybrid".
 REMOTE_WORDS = frozenset((

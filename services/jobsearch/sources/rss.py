@@ -5,11 +5,13 @@ Each entry becomes a listing: `id` (or `link`) as its id, `title`, `link`, `publ
 first `category` as the department. The workplace is what the title, region and categories say
 (remote, hybrid, on-site); pay is read from the description (`jobsearch.sources.fetched`). We Work
 Remotely's feeds title each item `Company: Title` and carry `region` and `type` (employment type)
-elements: all are mapped, and every We Work Remotely job is remote.
+elements: all are mapped, and every We Work Remotely job is remote. An entry with no author
+titled `Role at Company` (as job aggregators' feeds write it) is split into the two.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
@@ -52,6 +54,8 @@ async def fetch(http: BoardHttp, source: Rss, name: str) -> Fetched:
         company = entry.get("author") or ""
         if wwr and ": " in title:
             company, title = title.split(": ", 1)
+        elif not company:
+            title, company = _role_at_company(title)
         content = entry.get("content") or []
         html = content[0].get("value") if content else entry.get("summary")
         region = entry.get("region") if isinstance(entry.get("region"), str) else None
@@ -72,6 +76,21 @@ async def fetch(http: BoardHttp, source: Rss, name: str) -> Fetched:
             department=categories[0] if categories else None,
         )
     return collector.result()
+
+
+# "Staff Data Engineer at Corvid Labs", "Backend Engineer @ Acme": how job feeds without an author
+# write the employer. The right side must read as a name (capitalised, at most six words).
+_AT_COMPANY = re.compile(
+    r"^(?P<title>.+?)\s+(?:at|@)\s+(?P<company>[A-Z0-9][^\s,;|()]*(?:\s+[^\s,;|()]+){0,5})$"
+)
+
+
+def _role_at_company(title: str) -> tuple[str, str]:
+    """(title, company) of a `Role at Company` title; (title, "") when it is not one."""
+    found = _AT_COMPANY.match(title.strip())
+    if found is None:
+        return title, ""
+    return found["title"], found["company"]
 
 
 def _date(parsed: Any) -> date | None:
