@@ -226,15 +226,18 @@ async def test_arbeitnow_follows_next_links(board: HttpTarget) -> None:
     assert php.description == "Wir suchen überzeugte Entwickler*innen."
     assert php.employment_type == "full time, berufserfahren"
     assert board.to("/api/job-board-api?page=3") == []
+    assert fetched.complete  # read to the board's end
 
 
 async def test_arbeitnow_stops_at_max_pages(board: HttpTarget) -> None:
-    """Arbeitnow reads no more than `max_pages` pages even when more are offered."""
+    """Arbeitnow reads no more than `max_pages` pages even when more are offered; such a read is
+    not whole (so no closing can ever come from it)."""
     board.script("/api/job-board-api?page=1", ok_file("arbeitnow_page1.json"))
     async with client() as http:
         fetched = await fetch_source(http, Arbeitnow(max_pages=1, base_url=board.url("")))
     assert len(fetched.listings) == 2
     assert board.to("/api/job-board-api?page=2") == []
+    assert not fetched.complete
 
 
 async def test_hackernews_finds_the_thread_and_parses_comments(board: HttpTarget) -> None:

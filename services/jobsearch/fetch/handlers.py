@@ -125,13 +125,12 @@ class FetchHandlers:
             report = await service.read_source(job, await self.http(), submit)
         except SourceError as exc:
             raise outcome_of(exc) from None
-        # After its listing jobs: the read was whole, so dedupe may note what the board still lists.
-        read = BoardReadJob(
-            run_id=job.run_id, source=report.source, board=report.board, listed=report.listings
-        )
-        await ctx.enqueue(
-            BOARD_READ, read, queue=QUEUES["dedupe"], key=run_key(job.run_id, f"board_read:{report.source}")
-        )
+        if report.complete:  # after its listing jobs: dedupe may note what the board still lists
+            read = BoardReadJob(
+                run_id=job.run_id, source=report.source, board=report.board, listed=report.listings
+            )
+            key = run_key(job.run_id, f"board_read:{report.source}")
+            await ctx.enqueue(BOARD_READ, read, queue=QUEUES["dedupe"], key=key)
         return report
 
 

@@ -16,6 +16,7 @@ class SourceReport(msgspec.Struct, kw_only=True, frozen=True):
     skipped: int  # postings dropped (no title, no URL, unexpected shape...)
     skipped_reasons: dict[str, int] = {}
     seconds: float = 0.0
+    complete: bool = True  # the board was read to its end (a page cap stopped it: False)
     # Parts of the listings' descriptions nobody sees (hidden by their markup), removed from them.
     hidden_parts: int = 0
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
+import anyio.to_thread
 import msgspec
 import structlog
 
@@ -68,9 +69,11 @@ async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -
             retryable=exc.retryable,
         )
         raise
+    # Cutting a large board's postings into batches by size is CPU work: off the event loop.
+    cuts = await anyio.to_thread.run_sync(in_batches, fetched.listings)
     batches = [
         ListingBatchJob(run_id=job.run_id, source=name, listings=listings, profile=job.profile)
-        for listings in in_batches(fetched.listings)
+        for listings in cuts
     ]
     duplicates = await submit(batches)
     repeated = sum(len(b.listings) for b, duplicate in zip(batches, duplicates, strict=True) if duplicate)
@@ -84,6 +87,7 @@ async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -
         skipped_reasons=fetched.skipped_reasons,
         seconds=round(time.perf_counter() - started, 3),
         hidden_parts=sum(listing.hidden_parts for listing in fetched.listings),
+        complete=fetched.complete,
     )
     metrics.LISTINGS.labels(board).inc(report.listings)
     metrics.SUBMITTED.labels(board).inc(report.submitted)

@@ -92,8 +92,10 @@ def summarise(
     summary.sources_ok = len(reports)
     # A broken board's source job is dead-lettered with the reason (the fetch stage names it).
     summary.sources_failed = [str(record.error) for record in progress.dead if record.type == SOURCE]
-    summary.listings_seen = sum(int(r.get("listings") or 0) for r in reports)
     outcomes = outcomes or RunOutcomes()
+    # What the boards reported giving; at least what dedupe recorded (a source job that submitted
+    # its postings and then died has no report).
+    summary.listings_seen = max(sum(int(r.get("listings") or 0) for r in reports), outcomes.recorded)
     summary.listings_new = outcomes.new
     summary.listings_updated = outcomes.updated
     summary.listings_merged = outcomes.merged

@@ -11,6 +11,8 @@ Every failure to read a board is a `SourceError` (`jobsearch.sources.errors`). T
 
 from __future__ import annotations
 
+import anyio.to_thread
+
 from jobsearch.profile import (
     Arbeitnow,
     Ashby,
@@ -76,4 +78,6 @@ async def fetch_source(http: BoardHttp, source: Source) -> Fetched:  # noqa: PLR
         case Rss():
             return await rss.fetch(http, source, name)
         case Sample():
-            return sample.fetch(source, name)
+            # Generating tens of thousands of postings is seconds of CPU: off the event loop, so
+            # the worker's heartbeats and lease extensions go on meanwhile.
+            return await anyio.to_thread.run_sync(sample.fetch, source, name)

@@ -61,5 +61,5 @@ async def fetch(http: BoardHttp, source: Arbeitnow, name: str) -> Fetched:
             )
         links = body.get("links") if isinstance(body, dict) else None
         if not data or not (isinstance(links, dict) and links.get("next")):
-            break
-    return collector.result()
+            return collector.result()
+    return collector.result(complete=False)  # `max_pages` read and the board names a next one

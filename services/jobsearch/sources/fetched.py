@@ -21,6 +21,9 @@ class Fetched(msgspec.Struct, kw_only=True, frozen=True):
     listings: list[Listing]
     skipped: int = 0
     skipped_reasons: dict[str, int] = {}
+    # False when the read stopped before the board's end (a page cap): what it lists is then not
+    # all the board still lists, and the fetch stage records no whole read.
+    complete: bool = True
 
 
 class Collector:
@@ -111,10 +114,13 @@ class Collector:
         )
         return None
 
-    def result(self) -> Fetched:
-        """What was collected."""
+    def result(self, *, complete: bool = True) -> Fetched:
+        """What was collected; `complete=False` when the read stopped before the board's end."""
         return Fetched(
-            listings=self.listings, skipped=sum(self.reasons.values()), skipped_reasons=dict(self.reasons)
+            listings=self.listings,
+            skipped=sum(self.reasons.values()),
+            skipped_reasons=dict(self.reasons),
+            complete=complete,
         )
 
 

@@ -91,8 +91,8 @@ async def fetch(http: BoardHttp, source: Lever, name: str) -> Fetched:
         for posting in convert_each(body, LeverPosting, collector):
             _add(collector, posting, source.site)
         if len(body) < PAGE:
-            break
-    return collector.result()
+            return collector.result()
+    return collector.result(complete=False)  # MAX_PAGES full pages: there may be more
 
 
 def _add(collector: Collector, p: LeverPosting, site: str) -> None:
