@@ -166,8 +166,9 @@ def _filtered(progress: PipelineProgress) -> int:
 
 
 def _exported(progress: PipelineProgress) -> int:
-    # Listings recorded: one per export job, and each batch's count.
-    return progress.counts[EXPORT].succeeded + progress.outcomes[f"{EXPORT_BATCH}:listings"]
+    # Listings recorded: dedupe's batches carry each kept listing, and a drafted one comes back
+    # with its drafts in an export job of its own; either count, not both.
+    return max(progress.counts[EXPORT].succeeded, progress.outcomes[f"{EXPORT_BATCH}:listings"])
 
 
 def fetched(progress: PipelineProgress) -> int:
