@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 import anyio
 import anyio.to_thread
 
+from jetjobs import Retry
 from jobsearch.db import immediate, open_db_retrying
 
 T = TypeVar("T")
@@ -83,6 +84,20 @@ class BatchWriter:
         if pending.error is not None:
             raise pending.error
         return pending.result  # type: ignore[return-value]
+
+    async def run_job(self, write: Write[T]) -> T:
+        """`run`, for a job's handler: a database still locked after its busy timeout (another
+        process holding the write lock that long) retries the job later instead of failing it.
+
+        Raises:
+            Retry: the database was locked or busy.
+        """
+        try:
+            return await self.run(write)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise Retry(reason=f"the database is busy: {exc}") from None
+            raise
 
     async def _flush(self, batch: list[_Pending[Any]]) -> None:
         try:

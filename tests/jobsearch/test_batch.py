@@ -8,7 +8,9 @@ import threading
 from pathlib import Path
 
 import anyio
+import pytest
 
+from jetjobs import Retry
 from jobsearch.batch import BatchWriter
 from jobsearch.db import open_db
 
@@ -115,3 +117,23 @@ async def test_a_failed_commit_fails_every_write_of_its_batch(tmp_path: Path) ->
     await writer.run(lambda conn: conn.execute("INSERT INTO t (k, v) VALUES (2, 'b')"))
     await writer.aclose()
     assert rows(tmp_path / "db.sqlite") == {2: "b"}
+
+
+async def test_a_write_that_finds_the_file_locked_retries_its_job(tmp_path: Path) -> None:
+    """`run_job`: another connection holding the write lock past the busy timeout makes the job
+    a Retry (run again later), not a failure; other errors are raised as they are."""
+    path = tmp_path / "db.sqlite"
+    writer = BatchWriter(path, prepare=create)
+    await writer.run(lambda conn: conn.execute("SELECT 1"))
+    holder = sqlite3.connect(path, timeout=0)
+    holder.execute("BEGIN IMMEDIATE")
+    writer._connection().execute("PRAGMA busy_timeout=50")  # the test's own short wait
+    try:
+        with pytest.raises(Retry, match="the database is busy"):
+            await writer.run_job(lambda conn: conn.execute("INSERT INTO t (k, v) VALUES (1, 'a')"))
+    finally:
+        holder.rollback()
+        holder.close()
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        await writer.run_job(lambda conn: conn.execute("SELECT * FROM missing_table"))
+    await writer.aclose()

@@ -8,13 +8,12 @@ drive it directly.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
-from jetjobs import ConfigError, Retry
+from jetjobs import ConfigError
 from jobsearch.batch import BatchWriter
 from jobsearch.dedupe import tables
 from jobsearch.dedupe.posting import posting_of
@@ -37,8 +36,6 @@ from jobsearch.jobs import (
 )
 from jobsearch.listing import Listing
 from jobsearch.profile import Profile
-
-T = TypeVar("T")
 
 
 class Submit(Protocol):
@@ -123,7 +120,7 @@ class Dedupe:
         and the redelivered job submits it again under the same key.
         """
         postings = [posting_of(listing) for listing in listings]
-        decisions = await self._write(
+        decisions = await self.writer.run_job(
             lambda db: [record_posting(db, p, profile.search, run_id) for p in postings]
         )
         owed = {d.listing.id: d.listing for d in decisions if d.export}  # a listing's last revision
@@ -131,7 +128,9 @@ class Dedupe:
             key = batch_key(run_id, "export", [f"{m.id}@{m.revision}" for m in batch])
             await submit.export(ExportBatchJob(run_id=run_id, listings=batch), key)
         if owed:
-            await self._write(lambda db: mark_exported(db, [(m.id, m.revision) for m in owed.values()]))
+            await self.writer.run_job(
+                lambda db: mark_exported(db, [(m.id, m.revision) for m in owed.values()])
+            )
         # With drafting off a listing stays owed its draft: a later run with it on writes it.
         drafts = [(d, p.key) for d, p in zip(decisions, postings, strict=True) if d.draft]
         if drafts and profile.drafting.enabled:
@@ -139,18 +138,12 @@ class Dedupe:
                 listing = decision.listing
                 draft = DraftJob(run_id=run_id, listing=listing, profile=profile)
                 await submit.draft(draft, draft_key(run_id, listing.id), draft_job_id(listing.id))
-            await self._write(lambda db: mark_drafted(db, [(d.listing.id, key) for d, key in drafts]))
+            await self.writer.run_job(lambda db: mark_drafted(db, [(d.listing.id, key) for d, key in drafts]))
         return decisions
 
     async def board_read(self, job: BoardReadJob) -> dict[str, Any]:
         """Record that a source was read in full (`jobsearch.board_read`)."""
-        await self._write(lambda db: record_board_read(db, job.run_id, job.source, job.board, job.listed))
+        await self.writer.run_job(
+            lambda db: record_board_read(db, job.run_id, job.source, job.board, job.listed)
+        )
         return {"source": job.source, "listed": job.listed}
-
-    async def _write(self, write: Callable[[sqlite3.Connection], T]) -> T:
-        try:
-            return await self.writer.run(write)
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise Retry(reason=f"the database is busy: {exc}") from None
-            raise

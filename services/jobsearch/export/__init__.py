@@ -12,9 +12,7 @@ share; this module only wires them to jobs.
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
@@ -27,7 +25,6 @@ from jobsearch.store.exports import record_export
 from jobsearch.store.schema import migrate
 from jobsearch.tracker import TrackerChanged, TrackerLocked, export_tracker
 
-T = TypeVar("T")
 # A tracker held open by a spreadsheet program: try again at this pace (about 5 minutes in all
 # with the job's attempts), then give up with the reason in the dead letter.
 LOCKED_RETRY_DELAY = 10.0
@@ -54,8 +51,7 @@ async def record(deps: Deps, job_id: str, job: ExportJob) -> dict[str, Any]:
     Raises:
         Retry: the database stayed locked past its busy timeout.
     """
-    recorded = await _write(
-        deps,
+    recorded = await deps.writer.run_job(
         lambda conn: record_export(
             conn, run_id=job.run_id, job_id=job_id, listing=job.listing, drafts=job.drafts
         ),
@@ -69,23 +65,13 @@ async def record_batch(deps: Deps, job_id: str, job: ExportBatchJob) -> dict[str
     Raises:
         Retry: the database stayed locked past its busy timeout.
     """
-    recorded = await _write(
-        deps,
+    recorded = await deps.writer.run_job(
         lambda conn: [
             record_export(conn, run_id=job.run_id, job_id=job_id, listing=listing, drafts=())
             for listing in job.listings
         ],
     )
     return {"run_id": job.run_id, "listings": len(recorded), "new": sum(r.new for r in recorded)}
-
-
-async def _write(deps: Deps, write: Callable[[sqlite3.Connection], T]) -> T:
-    try:
-        return await deps.writer.run(write)
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            raise Retry(reason=f"the database is busy: {exc}") from None
-        raise
 
 
 def render_tracker(deps: Deps, job: TrackerJob) -> dict[str, Any]:
