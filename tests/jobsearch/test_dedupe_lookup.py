@@ -8,6 +8,7 @@ from jobsearch.dedupe import tables
 from jobsearch.dedupe.store import SeenSet
 from jobsearch.listing import Listing
 from jobsearch.profile import Search
+from tests.jobsearch.test_dedupe_match import posting as match_posting
 
 ABOUT = (
     "About Northwind. Northwind builds warehouse robots that pick and pack parcels for online shops "
@@ -37,17 +38,13 @@ PLATFORM = (
 
 
 def posting(external_id: str, title: str, **fields: object) -> Listing:
-    """A Greenhouse posting of Northwind Robotics in Berlin unless `fields` say otherwise."""
-    base: dict[str, object] = {
-        "board": "greenhouse",
-        "source": "test",
-        "url": f"https://boards.greenhouse.example/northwind/jobs/{external_id}",
+    """A Greenhouse posting of Northwind Robotics in Berlin, with the platform role's text, unless
+    `fields` say otherwise."""
+    defaults: dict[str, object] = {
         "company": "Northwind Robotics",
-        "locations": ["Berlin, Germany"],
         "description": ABOUT + PLATFORM + BENEFITS,
     }
-    base.update(fields)
-    return Listing(external_id=external_id, title=title, **base)  # type: ignore[arg-type]
+    return match_posting(external_id, title, **(defaults | fields))
 
 
 def run(path: Path, *postings: Listing) -> list[str]:
