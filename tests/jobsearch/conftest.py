@@ -1,4 +1,5 @@
-"""Fixtures of the job-search tests: the fake providers, the profile and the listing corpus."""
+"""Fixtures of the job-search tests: the fake providers, the profile, the listing corpus, and
+spans recorded in memory."""
 
 from __future__ import annotations
 
@@ -7,7 +8,12 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from jetjobs._observability import telemetry
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
 from tests.jobsearch.provider_servers import ProviderServer, serving
@@ -33,3 +39,17 @@ def corpus() -> dict[str, MergedListing]:
     """Listings by id: a plain one, prompt injections, fake employers, a fence break."""
     listings = msgspec.json.decode((FIXTURES / "draft_listings.json").read_bytes(), type=list[MergedListing])
     return {listing.id: listing for listing in listings}
+
+
+@pytest.fixture
+def spans(monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
+    """Tracing on for this test only, as `setup_tracing` turns it on for a worker: every span of
+    this process (jetjobs' consumer spans, board requests, provider calls) goes to an in-memory
+    exporter as it ends."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(telemetry, "_provider", provider)
+    monkeypatch.setattr(trace, "_TRACER_PROVIDER", provider)  # OTel's global, set once per process
+    yield exporter
+    provider.shutdown()

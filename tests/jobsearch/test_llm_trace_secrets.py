@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import msgspec
 import pytest
 from nats.aio.client import Client as NATS
 from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from jetjobs import App, Publisher, Settings
-from jetjobs._observability import telemetry
 from jobsearch import draft as draft_stage
 from jobsearch.jobs import DRAFT, QUEUES, DraftJob
 from jobsearch.listing import MergedListing
@@ -21,18 +17,6 @@ from jobsearch.llm import AllProvidersFailed, LlmClient, load_llm_settings
 from jobsearch.profile import Profile
 from tests.jobsearch.provider_servers import KEYS, Fault, ProviderServer
 from tests.support import dead_letter_of, running_worker
-
-
-@pytest.fixture
-def spans(monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
-    """Tracing on for this test only: jetjobs' spans go to an in-memory exporter, each as it ends."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    monkeypatch.setattr(telemetry, "_provider", provider)
-    monkeypatch.setattr(trace, "_TRACER_PROVIDER", provider)  # OTel's global, set once per process
-    yield exporter
-    provider.shutdown()
 
 
 def texts(span: ReadableSpan) -> list[str]:

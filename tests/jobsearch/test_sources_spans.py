@@ -12,14 +12,12 @@ import httpx
 import msgspec
 import pytest
 from nats.aio.client import Client as NATS
-from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, StatusCode, Tracer
 
 from jetjobs import App, Publisher, Settings
-from jetjobs._observability import telemetry
 from jobsearch.fetch import FetchHandlers
 from jobsearch.jobs import QUEUES, SOURCE, SourceJob
 from jobsearch.profile import Greenhouse, Person, Profile
@@ -190,22 +188,9 @@ def test_trace_urls_carry_no_secrets() -> None:
     )
 
 
-@pytest.fixture
-def global_spans(monkeypatch: pytest.MonkeyPatch) -> Iterator[InMemorySpanExporter]:
-    """Tracing on for this test only, as `setup_tracing` turns it on for a worker: the jetjobs
-    consumer spans and the board requests alike go to an in-memory exporter."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    monkeypatch.setattr(telemetry, "_provider", provider)
-    monkeypatch.setattr(trace, "_TRACER_PROVIDER", provider)  # OTel's global, set once per process
-    yield exporter
-    provider.shutdown()
-
-
 @pytest.mark.integration
 async def test_in_the_fetch_worker_a_request_is_a_child_of_the_source_jobs_span(
-    nc: NATS, settings: Settings, board: HttpTarget, global_spans: InMemorySpanExporter
+    nc: NATS, settings: Settings, board: HttpTarget, spans: InMemorySpanExporter
 ) -> None:
     """A source job run by the fetch worker (tracing on, the default tracer) puts its board
     request under the job's consumer span, in the job's trace."""
@@ -222,7 +207,7 @@ async def test_in_the_fetch_worker_a_request_is_a_child_of_the_source_jobs_span(
         await outcomes.wait_for(submitted.id, "succeeded")
     await handlers.aclose()
 
-    finished = global_spans.get_finished_spans()
+    finished = spans.get_finished_spans()
     [consumer] = [s for s in finished if s.name == f"process {SOURCE}"]
     [request] = [s for s in finished if s.kind == SpanKind.CLIENT]
     assert request.parent is not None
