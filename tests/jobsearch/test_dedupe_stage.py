@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,7 +13,7 @@ import pytest
 
 from jetjobs import ConfigError
 from jobsearch.app import build_app
-from jobsearch.dedupe import Dedupe, run_outcomes
+from jobsearch.dedupe import Dedupe, match, merge, run_outcomes
 from jobsearch.dedupe.store import SeenSet, read_listings
 from jobsearch.jobs import BoardReadJob, DraftJob, ExportBatchJob, ListingBatchJob, ListingJob, SearchJob
 from jobsearch.listing import Listing, MergedListing, Salary
@@ -296,4 +297,79 @@ async def test_pay_in_another_currency_is_kept_and_marked(tmp_path: Path) -> Non
     assert dropped["drop_reason"].startswith("salary: at most 60,000 EUR a year")
     [exported] = owed.exports
     assert exported.pay_note == "in USD, not compared with your EUR floor"
+    await dedupe.aclose()
+
+
+# The seen-set's tables as jobsearch wrote them before listings had revisions and postings kept
+# their data: a person's existing data dir.
+BEFORE_REVISIONS = """CREATE TABLE IF NOT EXISTS dedupe_listings (
+    id TEXT PRIMARY KEY,
+    company_key TEXT NOT NULL,
+    features BLOB NOT NULL,         -- what matching compares (title, level, places...), JSON
+    words TEXT NOT NULL,            -- normalised description (the tie-breaker's input)
+    data BLOB NOT NULL,             -- the MergedListing, JSON
+    state TEXT NOT NULL CHECK (state IN ('pending', 'drafted', 'dropped')),
+    draft_owner TEXT,               -- the posting whose job owes the draft (state pending)
+    drop_reason TEXT,
+    run_id TEXT,                    -- the run that last changed it
+    first_seen TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS dedupe_listings_company ON dedupe_listings (company_key);
+CREATE TABLE IF NOT EXISTS dedupe_postings (
+    key TEXT PRIMARY KEY,           -- board:external_id
+    listing_id TEXT NOT NULL REFERENCES dedupe_listings (id),
+    board TEXT NOT NULL,
+    source TEXT NOT NULL,
+    external_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    how TEXT NOT NULL,              -- new | url | fuzzy
+    title_score REAL,
+    text_score REAL,
+    first_seen TEXT NOT NULL,
+    last_seen TEXT NOT NULL,
+    run_id TEXT
+);
+CREATE INDEX IF NOT EXISTS dedupe_postings_listing ON dedupe_postings (listing_id);
+CREATE TABLE IF NOT EXISTS dedupe_urls (
+    url TEXT PRIMARY KEY,
+    listing_id TEXT NOT NULL REFERENCES dedupe_listings (id)
+);
+"""
+
+
+async def test_a_data_dir_from_before_revisions_keeps_its_listings(tmp_path: Path) -> None:
+    """A seen-set written before revisions (a drafted listing, its posting without data): opening
+    it adds what it lacks; another board's copy merges into the listing, keeping the old posting;
+    the old posting read again keeps its listing drafted, and no second draft is owed."""
+    path = tmp_path / "db.sqlite"
+    listing = posting("1", "Backend Engineer")
+    old = merge.union([listing], listing_id=merge.merged_id(listing.key), first_seen=datetime.now(UTC))
+    conn = sqlite3.connect(path)
+    conn.executescript(BEFORE_REVISIONS)
+    features = match.features(listing)
+    conn.execute(
+        "INSERT INTO dedupe_listings (id, company_key, features, words, data, state, run_id, first_seen,"
+        " updated_at) VALUES (?, ?, ?, ?, ?, 'drafted', 'old', '2026-11-01', '2026-11-01')",
+        (old.id, features.company, msgspec.json.encode(msgspec.structs.replace(features, description="")),
+         features.description, msgspec.json.encode(msgspec.structs.replace(old, revision=0))),
+    )  # fmt: skip
+    conn.execute(
+        "INSERT INTO dedupe_postings (key, listing_id, board, source, external_id, url, how, first_seen,"
+        " last_seen, run_id)"
+        " VALUES (?, ?, 'greenhouse', 'test', '1', ?, 'new', '2026-11-01', '2026-11-01', 'old')",
+        (listing.key, old.id, listing.url),
+    )
+    conn.commit()
+    conn.close()
+    dedupe, owed = Dedupe(path), Owed()
+    # Another board's copy first: it joins a listing whose posting has no data (kept as it was).
+    copy = posting("2", "Backend Engineer (m/w/d)", board="arbeitnow", url="https://a.example/2")
+    merged = await dedupe.handle(job(copy, "run2"), owed)
+    assert (merged["listing_id"], merged["outcome"], merged["state"]) == (old.id, "merged", "drafted")
+    assert [len(e.sources) for e in owed.exports] == [2]
+    again = await dedupe.handle(job(listing, "run2"), owed)
+    assert (again["listing_id"], again["state"]) == (old.id, "drafted")
+    assert owed.keys == []  # drafted before: never drafted again
+    assert {s.board for s in owed.exports[-1].sources} == {"greenhouse", "arbeitnow"}
     await dedupe.aclose()

@@ -273,17 +273,7 @@ class _Recording:
             " run_id = ?, updated_at = ? WHERE id = ?",
             (*values, listing_id),
         )
-        keys = [k for k in dict.fromkeys([features.company, *self.posting.company_keys]) if k]
-        self.db.executemany(
-            "INSERT OR IGNORE INTO dedupe_company_keys (company_key, listing_id) VALUES (?, ?)",
-            [(k, listing_id) for k in keys],
-        )
-        # Every company key the listing is known under, with each title it was posted under.
-        tokens = set(match.block_keys(features)) | set(match.block_keys(self.posting.features))
-        self.db.executemany(
-            "INSERT OR IGNORE INTO dedupe_title_tokens (company_key, token, listing_id) VALUES (?, ?, ?)",
-            [(k, t, listing_id) for k in keys for t in tokens],
-        )
+        tables.index_listing(self.db, listing_id, features, [self.posting])
         self.db.executemany(
             "INSERT OR IGNORE INTO dedupe_urls (url, listing_id) VALUES (?, ?)",
             [(url, listing_id) for url in self.posting.urls],

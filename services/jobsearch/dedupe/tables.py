@@ -22,12 +22,13 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 
 import msgspec
 
 from jobsearch.db import immediate
 from jobsearch.dedupe import match
-from jobsearch.dedupe.posting import posting_of
+from jobsearch.dedupe.posting import Posting, posting_of
 from jobsearch.listing import Listing, MergedListing
 
 SCHEMA = """
@@ -118,9 +119,26 @@ _MERGED = msgspec.json.Decoder(MergedListing)
 _ENCODE = msgspec.json.Encoder()
 
 
-def _backfill_title_tokens(conn: sqlite3.Connection) -> None:
-    """Make every listing's features anew from its postings, and fill its company keys and blocks
-    as `store` writes them: each posting's company keys with each title's block keys."""
+def index_listing(
+    conn: sqlite3.Connection, listing_id: str, features: match.Features, postings: Iterable[Posting]
+) -> None:
+    """Put a listing in the fuzzy block: under every company key it is known by (its own and its
+    postings'), with the block keys of its title and of each title it was posted under."""
+    postings = list(postings)
+    keys = [k for k in dict.fromkeys([features.company, *(k for p in postings for k in p.company_keys)]) if k]
+    tokens = {*match.block_keys(features), *(t for p in postings for t in match.block_keys(p.features))}
+    conn.executemany(
+        "INSERT OR IGNORE INTO dedupe_company_keys (company_key, listing_id) VALUES (?, ?)",
+        [(k, listing_id) for k in keys],
+    )
+    conn.executemany(
+        "INSERT OR IGNORE INTO dedupe_title_tokens (company_key, token, listing_id) VALUES (?, ?, ?)",
+        [(k, t, listing_id) for k in keys for t in tokens],
+    )
+
+
+def _rebuild_features(conn: sqlite3.Connection) -> None:
+    """Make every listing's features anew from its postings, and its place in the fuzzy block."""
     listings = conn.execute("SELECT id, data FROM dedupe_listings WHERE length(data) > 0").fetchall()
     for listing_id, data in listings:
         merged = _MERGED.decode(data)
@@ -138,16 +156,7 @@ def _backfill_title_tokens(conn: sqlite3.Connection) -> None:
                 listing_id,
             ),
         )
-        keys = {features.company, *(k for p in postings for k in p.company_keys)} - {""}
-        tokens = {*match.block_keys(features), *(t for p in postings for t in match.block_keys(p.features))}
-        conn.executemany(
-            "INSERT OR IGNORE INTO dedupe_company_keys (company_key, listing_id) VALUES (?, ?)",
-            [(k, listing_id) for k in keys],
-        )
-        conn.executemany(
-            "INSERT OR IGNORE INTO dedupe_title_tokens (company_key, token, listing_id) VALUES (?, ?, ?)",
-            [(k, t, listing_id) for k in keys for t in tokens],
-        )
+        index_listing(conn, listing_id, features, postings)
 
 
 def _features_version(conn: sqlite3.Connection) -> int:
@@ -171,14 +180,10 @@ def create(conn: sqlite3.Connection) -> None:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
             if (table, column) == ("dedupe_listings", "exported_rev"):
                 conn.execute("UPDATE dedupe_listings SET exported_rev = 1 WHERE state = 'drafted'")
-                conn.execute(
-                    "INSERT OR IGNORE INTO dedupe_company_keys (company_key, listing_id)"
-                    " SELECT company_key, id FROM dedupe_listings WHERE company_key != ''"
-                )
     if _features_version(conn) < FEATURES_VERSION:
         with immediate(conn):
             if _features_version(conn) < FEATURES_VERSION:  # another service did it meanwhile
-                _backfill_title_tokens(conn)
+                _rebuild_features(conn)  # and the blocks, which older files lack
                 conn.execute(
                     "INSERT INTO dedupe_meta (key, value) VALUES ('features', ?)"
                     " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
