@@ -7,11 +7,12 @@ import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import pytest
 
-from jetjobs import ConfigError
+from jetjobs import ConfigError, Reject
 from jobsearch.app import build_app
 from jobsearch.dedupe import Dedupe, match, merge, run_outcomes
 from jobsearch.dedupe.store import SeenSet, read_listings
@@ -372,4 +373,68 @@ async def test_a_data_dir_from_before_revisions_keeps_its_listings(tmp_path: Pat
     assert (again["listing_id"], again["state"]) == (old.id, "drafted")
     assert owed.keys == []  # drafted before: never drafted again
     assert {s.board for s in owed.exports[-1].sources} == {"greenhouse", "arbeitnow"}
+    await dedupe.aclose()
+
+
+async def test_one_posting_that_cannot_be_recorded_holds_up_none_of_its_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A posting whose recording fails (here a merge that raises) is undone alone and counted
+    `rejected` for the run with its reason; the rest of its batch is recorded, exported and
+    drafted; the single-posting job of it is dead-lettered with the reason."""
+    real_union = merge.union
+
+    def union(postings: list[Listing], **fields: Any) -> MergedListing:
+        if any(p.title == "Poison Engineer" for p in postings):
+            raise ValueError("a merge that cannot be made")
+        return real_union(postings, **fields)
+
+    monkeypatch.setattr(merge, "union", union)
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    batch = ListingBatchJob(
+        run_id="run1",
+        source="mixed",
+        profile=PROFILE,
+        listings=[
+            posting("1", "Backend Engineer"),
+            posting("2", "Poison Engineer", url="https://n.example/2"),
+            posting("3", "Frontend Engineer", url="https://n.example/3", description="Other words. " * 60),
+        ],
+    )
+    result = await dedupe.handle_batch(batch, owed)
+    assert result["counts"] == {"new": 2, "rejected": 1}
+    assert sorted(e.title for e in owed.exports) == ["Backend Engineer", "Frontend Engineer"]
+    assert len(owed.keys) == 2
+    outcomes = run_outcomes(tmp_path / "db.sqlite", "run1")
+    assert (outcomes.new, outcomes.rejected, outcomes.recorded) == (2, 1, 3)
+    with pytest.raises(Reject, match="could not be recorded"):
+        await dedupe.handle(job(posting("4", "Poison Engineer", url="https://n.example/4"), "run2"), owed)
+    await dedupe.aclose()
+
+
+async def test_a_new_listing_is_drafted_as_its_batch_left_it(tmp_path: Path) -> None:
+    """Two postings of one new job in one batch: the draft job carries the listing with both
+    postings (and the pay only the second states), not the first posting alone."""
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    drafted: list[DraftJob] = []
+
+    async def draft(job: DraftJob, key: str, job_id: str) -> None:
+        drafted.append(job)
+
+    owed.draft = draft  # type: ignore[method-assign]
+    pay = Salary(min=70_000, max=85_000, currency="EUR", interval="year")
+    batch = ListingBatchJob(
+        run_id="run1",
+        source="mixed",
+        profile=PROFILE,
+        listings=[
+            posting("1", "Backend Engineer"),
+            posting(
+                "2", "Backend Engineer (m/w/d)", board="arbeitnow", url="https://a.example/2", salary=pay
+            ),
+        ],
+    )
+    await dedupe.handle_batch(batch, owed)
+    [job_] = drafted
+    assert (len(job_.listing.sources), job_.listing.salary) == (2, pay)
     await dedupe.aclose()

@@ -25,13 +25,14 @@ class RunOutcomes(msgspec.Struct, kw_only=True):
     updated: int = 0
     unchanged: int = 0
     filtered: int = 0
+    rejected: int = 0  # postings that could not be recorded (the dedupe log says why)
     filtered_reasons: dict[str, int] = {}  # the first words of each reason ("salary", "remote")
     full_reads: dict[str, int] = {}  # source → postings it listed
 
     @property
     def recorded(self) -> int:
         """Every posting the run recorded."""
-        return self.new + self.merged + self.updated + self.unchanged + self.filtered
+        return self.new + self.merged + self.updated + self.unchanged + self.filtered + self.rejected
 
 
 class PostingWhy(msgspec.Struct, kw_only=True, frozen=True):
@@ -81,7 +82,7 @@ def run_outcomes(path: Path, run_id: str) -> RunOutcomes:
             raise
     for row in rows:
         setattr(out, row["outcome"], getattr(out, row["outcome"]) + row["n"])
-        if row["reason"]:
+        if row["reason"] and row["outcome"] == "filtered":
             kind = row["reason"].split(":", 1)[0]
             out.filtered_reasons[kind] = out.filtered_reasons.get(kind, 0) + row["n"]
     out.full_reads = {row["source"]: row["listed"] for row in reads}

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from jetjobs import ConfigError
+import structlog
+
+from jetjobs import ConfigError, Reject
 from jobsearch.batch import BatchWriter
 from jobsearch.dedupe import tables
 from jobsearch.dedupe.posting import posting_of
@@ -22,7 +24,7 @@ from jobsearch.dedupe.store import (
     mark_drafted,
     mark_exported,
     record_board_read,
-    record_posting,
+    record_postings,
 )
 from jobsearch.jobs import (
     BoardReadJob,
@@ -36,6 +38,8 @@ from jobsearch.jobs import (
 )
 from jobsearch.listing import Listing
 from jobsearch.profile import Profile
+
+log = structlog.get_logger("jobsearch.dedupe")
 
 
 class Submit(Protocol):
@@ -91,8 +95,15 @@ class Dedupe:
         await self.writer.aclose()
 
     async def handle(self, job: ListingJob, submit: Submit) -> dict[str, Any]:
-        """`jobsearch.listing`: one posting (see `handle_batch`); what became of it."""
-        [decision] = await self._record(job.run_id, [job.listing], job.profile, submit)
+        """`jobsearch.listing`: one posting (see `handle_batch`); what became of it.
+
+        Raises:
+            Reject: the posting could not be recorded (the reason goes to the dead letter).
+        """
+        decisions = await self._record(job.run_id, [job.listing], job.profile, submit)
+        if not decisions:
+            raise Reject(f"the posting {job.listing.key} could not be recorded (see the dedupe log)")
+        [decision] = decisions
         listing = decision.listing
         return {
             "listing_id": listing.id,
@@ -107,8 +118,10 @@ class Dedupe:
     async def handle_batch(self, job: ListingBatchJob, submit: Submit) -> dict[str, Any]:
         """`jobsearch.listing_batch`: the postings of one source; how many had each outcome."""
         decisions = await self._record(job.run_id, job.listings, job.profile, submit)
-        counts = Counter(d.outcome for d in decisions)
-        return {"source": job.source, "postings": len(decisions), "counts": dict(counts)}
+        counts = Counter[str](d.outcome for d in decisions)
+        if len(decisions) < len(job.listings):
+            counts["rejected"] = len(job.listings) - len(decisions)
+        return {"source": job.source, "postings": len(job.listings), "counts": dict(counts)}
 
     async def _record(
         self, run_id: str, listings: Sequence[Listing], profile: Profile, submit: Submit
@@ -120,9 +133,13 @@ class Dedupe:
         and the redelivered job submits it again under the same key.
         """
         postings = [posting_of(listing) for listing in listings]
-        decisions = await self.writer.run_job(
-            lambda db: [record_posting(db, p, profile.search, run_id) for p in postings]
-        )
+        results = await self.writer.run_job(lambda db: record_postings(db, postings, profile.search, run_id))
+        decisions: list[Decision] = []
+        for posting, result in zip(postings, results, strict=True):
+            if isinstance(result, str):
+                log.warning("dedupe.posting_rejected", run_id=run_id, posting=posting.key, error=result)
+            else:
+                decisions.append(result)
         owed = {d.listing.id: d.listing for d in decisions if d.export}  # a listing's last revision
         for batch in in_batches(list(owed.values())):
             key = batch_key(run_id, "export", [f"{m.id}@{m.revision}" for m in batch])
@@ -132,13 +149,15 @@ class Dedupe:
                 lambda db: mark_exported(db, [(m.id, m.revision) for m in owed.values()])
             )
         # With drafting off a listing stays owed its draft: a later run with it on writes it.
-        drafts = [(d, p.key) for d, p in zip(decisions, postings, strict=True) if d.draft]
+        # Drafted from the listing as the batch left it (a later posting of it may have joined).
+        latest = {d.listing.id: d.listing for d in decisions}
+        drafts = [(d.listing.id, d.posting_key) for d in decisions if d.draft]
         if drafts and profile.drafting.enabled:
-            for decision, _ in drafts:
-                listing = decision.listing
+            for listing_id, _ in drafts:
+                listing = latest[listing_id]
                 draft = DraftJob(run_id=run_id, listing=listing, profile=profile)
                 await submit.draft(draft, draft_key(run_id, listing.id), draft_job_id(listing.id))
-            await self.writer.run_job(lambda db: mark_drafted(db, [(d.listing.id, key) for d, key in drafts]))
+            await self.writer.run_job(lambda db: mark_drafted(db, drafts))
         return decisions
 
     async def board_read(self, job: BoardReadJob) -> dict[str, Any]:

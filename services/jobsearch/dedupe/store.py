@@ -21,7 +21,7 @@ same key. Tables: `jobsearch.dedupe.tables`.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -36,7 +36,7 @@ from jobsearch.listing import Listing, MergedListing
 from jobsearch.profile import Search
 
 State = Literal["pending", "drafted", "dropped"]
-Outcome = Literal["new", "merged", "updated", "unchanged", "filtered"]
+Outcome = Literal["new", "merged", "updated", "unchanged", "filtered"]  # and, per run, "rejected"
 OUTCOMES: tuple[Outcome, ...] = ("new", "merged", "updated", "unchanged", "filtered")
 
 _MERGED = msgspec.json.Decoder(MergedListing)
@@ -52,6 +52,7 @@ class Decision(msgspec.Struct, kw_only=True, frozen=True):
     how: str  # new | posting | url | fuzzy | employer
     state: State
     drop_reason: str | None = None
+    posting_key: str = ""  # the posting it is about (its job owes the draft, when `draft`)
     draft: bool = False  # submit the draft job for `listing`, then `mark_drafted`
     export: bool = False  # submit the export job of `listing.revision`, then `mark_exported`
 
@@ -75,6 +76,35 @@ def _features_json(features: match.Features) -> bytes:
 def record_posting(db: sqlite3.Connection, posting: Posting, search: Search, run_id: str) -> Decision:
     """Match, merge, filter and record one posting of run `run_id`, inside the caller's transaction."""
     return _Recording(db, posting, run_id).run(search)
+
+
+def record_postings(
+    db: sqlite3.Connection, postings: Sequence[Posting], search: Search, run_id: str
+) -> list[Decision | str]:
+    """`record_posting` for each, inside the caller's transaction; a posting that cannot be
+    recorded is undone alone, noted as `rejected` for the run, and given as its reason (str), so
+    one bad posting never holds up the others of its batch. The database's own errors (locked,
+    busy, disk full) are raised: the whole batch is then tried again.
+    """
+    out: list[Decision | str] = []
+    for posting in postings:
+        db.execute("SAVEPOINT one_posting")
+        try:
+            out.append(record_posting(db, posting, search, run_id))
+        except sqlite3.Error:
+            raise
+        except Exception as exc:  # a posting's own failure: keep the batch's others
+            db.execute("ROLLBACK TO one_posting")
+            reason = f"{type(exc).__name__}: {exc}"[:500]
+            db.execute(
+                "INSERT OR IGNORE INTO dedupe_run_postings (run_id, key, source, listing_id, outcome,"
+                " reason, recorded_at) VALUES (?, ?, ?, '', 'rejected', ?, ?)",
+                (run_id, posting.key, posting.listing.source, reason, _now().isoformat()),
+            )
+            out.append(reason)
+        finally:
+            db.execute("RELEASE one_posting")
+    return out
 
 
 def mark_drafted(db: sqlite3.Connection, owed: Iterable[tuple[str, str]]) -> None:
@@ -326,6 +356,7 @@ class _Recording:
             how=how,
             state=state,
             drop_reason=reason,
+            posting_key=self.posting.key,
             draft=state == "pending" and owner == self.posting.key,
             export=state != "dropped" and exported < merged.revision,
         )

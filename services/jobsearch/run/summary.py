@@ -102,8 +102,9 @@ def summarise(
     summary.listings_unchanged = outcomes.unchanged
     summary.listings_filtered = outcomes.filtered
     summary.filtered_reasons = dict(outcomes.filtered_reasons)
-    # A dead single-posting job is one rejected posting; a dead batch shows as `not recorded`.
-    summary.listings_rejected = sum(1 for record in progress.dead if record.type == LISTING)
+    # Postings dedupe could not record, and dead single-posting jobs; a dead batch shows as
+    # `not recorded`.
+    summary.listings_rejected = outcomes.rejected + sum(1 for r in progress.dead if r.type == LISTING)
     summary.listings_known = outcomes.merged + outcomes.unchanged
     summary.timings = {
         job_type: (counts.settled, round(counts.busy_seconds, 3))
