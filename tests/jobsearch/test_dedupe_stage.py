@@ -20,6 +20,7 @@ from jobsearch.jobs import BoardReadJob, DraftJob, ExportBatchJob, ListingBatchJ
 from jobsearch.listing import Listing, MergedListing, Salary
 from jobsearch.profile import Person, Profile, Search
 from jobsearch.schema_export import check_schemas
+from jobsearch.store import Store
 from tests.jobsearch.test_dedupe_match import posting
 
 PROFILE = Profile(person=Person(name="Sam Sample"))
@@ -31,14 +32,17 @@ def job(listing: Listing, run_id: str = "run1", profile: Profile = PROFILE) -> L
 
 
 class Owed:
-    """A stand-in for the export and draft queues: records each submission; can fail like a
-    killed service."""
+    """A stand-in for the export and draft queues: records each submission, and (with `db`)
+    records the exports in the state of record as the export stage would; can fail like a killed
+    service, or like an export job that died (`lose_exports`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, db: Path | None = None) -> None:
+        self.db = db
         self.keys: list[str] = []
         self.job_ids: list[str] = []
         self.exports: list[MergedListing] = []  # each listing handed to the export stage
         self.fail = False
+        self.lose_exports = False
 
     async def draft(self, draft: DraftJob, key: str, job_id: str) -> None:
         if self.fail:
@@ -50,12 +54,16 @@ class Owed:
         if self.fail:
             raise ConnectionError("killed before the export was submitted")
         self.exports.extend(export.listings)
+        if self.db is not None and not self.lose_exports:
+            with Store.open(self.db) as store:
+                for listing in export.listings:
+                    store.record_export(run_id=export.run_id, job_id=key, listing=listing, drafts=[])
 
 
 async def test_new_listing_drafts_once_and_a_second_run_drafts_nothing(tmp_path: Path) -> None:
     """Two postings of one job give one draft job; the same postings in a later run give none and
     are `unchanged`; every change the person sees went to the export stage, newest revision last."""
-    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     own = posting("1", "Backend Engineer")
     copy = posting("2", "Backend Engineer (m/w/d)", board="arbeitnow", url="https://a.example/2")
     first = await dedupe.handle(job(own), owed)
@@ -77,7 +85,7 @@ async def test_new_listing_drafts_once_and_a_second_run_drafts_nothing(tmp_path:
 async def test_killed_before_the_draft_is_submitted_the_redelivery_submits_it(tmp_path: Path) -> None:
     """Committed to SQLite but nothing submitted (the service died): the redelivered job submits
     the export and the draft; a third delivery submits nothing."""
-    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     listing = posting("1", "Backend Engineer")
     owed.fail = True
     with pytest.raises(ConnectionError):
@@ -101,7 +109,7 @@ async def test_a_changed_posting_updates_its_listing(tmp_path: Path) -> None:
     """The same posting read again with a salary added and a new title is `updated`: the merged
     listing shows them, with a new revision and when it changed, and goes to the export stage;
     a listing the person has is never drafted again for it."""
-    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     before = posting("1", "Backend Engineer")
     await dedupe.handle(job(before), owed)
     after = msgspec.structs.replace(
@@ -124,7 +132,7 @@ async def test_filters_drop_with_a_reason_and_a_wider_profile_drafts_later(tmp_p
     """A listing below the salary floor is `filtered` with the reason recorded; the same posting in
     a later run with a lower floor is `new` and drafted (once); a narrower search then removes
     nothing the person has."""
-    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     listing = posting("1", "Backend Engineer", salary=Salary(max=50_000, currency="EUR", interval="year"))
     strict = Profile(person=Person(name="S"), search=Search(salary_floor=60_000, terms=["python"]))
     result = await dedupe.handle(job(listing, profile=strict), owed)
@@ -148,7 +156,7 @@ async def test_filters_drop_with_a_reason_and_a_wider_profile_drafts_later(tmp_p
 async def test_a_run_records_each_posting_once_and_its_whole_reads(tmp_path: Path) -> None:
     """`run_outcomes` counts each posting a run read once (a redelivery does not count again), the
     counts add up, and a board read in full is recorded with what it listed."""
-    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     keep = Profile(person=Person(name="S"), search=Search(exclude=["baker"]))
     postings = [
         posting("1", "Backend Engineer"),
@@ -173,7 +181,7 @@ async def test_a_batch_is_one_transaction_and_owes_each_listing_once(tmp_path: P
     """A batch with two postings of one job and a third job: counts per outcome, one export
     carrying each listing once at its last revision, one draft per new listing, all in one
     transaction; the same batch delivered again owes nothing more."""
-    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     batch = ListingBatchJob(
         run_id="run1",
         source="mixed",
@@ -283,7 +291,7 @@ def test_an_unwritable_database_path_fails_at_start(tmp_path: Path, monkeypatch:
 async def test_pay_in_another_currency_is_kept_and_marked(tmp_path: Path) -> None:
     """A salary in USD below a EUR floor is not compared (no rate is guessed): the listing is kept,
     marked with why, and the mark reaches the export stage; one in EUR below it is dropped."""
-    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     floor = Profile(person=Person(name="S"), search=Search(salary_floor=80_000, salary_currency="EUR"))
     usd = posting(
         "1", "Backend Engineer", salary=Salary(min=50_000, max=60_000, currency="USD", interval="year")
@@ -363,7 +371,7 @@ async def test_a_data_dir_from_before_revisions_keeps_its_listings(tmp_path: Pat
     )
     conn.commit()
     conn.close()
-    dedupe, owed = Dedupe(path), Owed()
+    dedupe, owed = Dedupe(path), Owed(path)
     # Another board's copy first: it joins a listing whose posting has no data (kept as it was).
     copy = posting("2", "Backend Engineer (m/w/d)", board="arbeitnow", url="https://a.example/2")
     merged = await dedupe.handle(job(copy, "run2"), owed)
@@ -390,7 +398,7 @@ async def test_one_posting_that_cannot_be_recorded_holds_up_none_of_its_batch(
         return real_union(postings, **fields)
 
     monkeypatch.setattr(merge, "union", union)
-    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     batch = ListingBatchJob(
         run_id="run1",
         source="mixed",
@@ -415,7 +423,7 @@ async def test_one_posting_that_cannot_be_recorded_holds_up_none_of_its_batch(
 async def test_a_new_listing_is_drafted_as_its_batch_left_it(tmp_path: Path) -> None:
     """Two postings of one new job in one batch: the draft job carries the listing with both
     postings (and the pay only the second states), not the first posting alone."""
-    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed()
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     drafted: list[DraftJob] = []
 
     async def draft(job: DraftJob, key: str, job_id: str) -> None:
@@ -437,4 +445,23 @@ async def test_a_new_listing_is_drafted_as_its_batch_left_it(tmp_path: Path) -> 
     await dedupe.handle_batch(batch, owed)
     [job_] = drafted
     assert (len(job_.listing.sources), job_.listing.salary) == (2, pay)
+    await dedupe.aclose()
+
+
+async def test_a_listing_whose_export_was_lost_reaches_the_state_of_record_next_run(tmp_path: Path) -> None:
+    """The export job of a kept listing died (nothing recorded): the same posting in the next run
+    hands the listing on again; once the state of record shows it, a later run hands on nothing."""
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
+    listing = posting("1", "Backend Engineer")
+    owed.lose_exports = True
+    await dedupe.handle(job(listing, "run1"), owed)
+    owed.lose_exports = False
+    with Store.open(tmp_path / "db.sqlite") as store:
+        assert store.tracker_rows() == []
+    await dedupe.handle(job(listing, "run2"), owed)
+    with Store.open(tmp_path / "db.sqlite") as store:
+        assert [row.title for row in store.tracker_rows()] == ["Backend Engineer"]
+    await dedupe.handle(job(listing, "run3"), owed)
+    assert len(owed.exports) == 2
+    assert len(owed.keys) == 1  # drafted once
     await dedupe.aclose()

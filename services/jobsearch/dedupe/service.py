@@ -22,7 +22,6 @@ from jobsearch.dedupe.posting import posting_of
 from jobsearch.dedupe.store import (
     Decision,
     mark_drafted,
-    mark_exported,
     record_board_read,
     record_postings,
 )
@@ -144,10 +143,6 @@ class Dedupe:
         for batch in in_batches(list(owed.values())):
             key = batch_key(run_id, "export", [f"{m.id}@{m.revision}" for m in batch])
             await submit.export(ExportBatchJob(run_id=run_id, listings=batch), key)
-        if owed:
-            await self.writer.run_job(
-                lambda db: mark_exported(db, [(m.id, m.revision) for m in owed.values()])
-            )
         # With drafting off a listing stays owed its draft: a later run with it on writes it.
         # Drafted from the listing as the batch left it (a later posting of it may have joined).
         latest = {d.listing.id: d.listing for d in decisions}

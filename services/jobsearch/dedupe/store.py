@@ -13,7 +13,8 @@ posting_of(listing)         normalised once (features, URLs, employers, fingerpr
 ```
 A listing the person already has is never dropped by a narrower search; a dropped listing is
 looked at again whenever one of its postings is read, so a wider search brings it back as new.
-What is owed is submitted after the commit and then marked (`mark_exported`, `mark_drafted`); a
+What is owed is submitted after the commit: the export of a kept listing until the state of record
+shows its revision (`listings.revision`), the draft until it is marked (`mark_drafted`); a
 service killed in between leaves it owed, and the redelivered job submits it again under the
 same key. Tables: `jobsearch.dedupe.tables`.
 """
@@ -54,7 +55,7 @@ class Decision(msgspec.Struct, kw_only=True, frozen=True):
     drop_reason: str | None = None
     posting_key: str = ""  # the posting it is about (its job owes the draft, when `draft`)
     draft: bool = False  # submit the draft job for `listing`, then `mark_drafted`
-    export: bool = False  # submit the export job of `listing.revision`, then `mark_exported`
+    export: bool = False  # submit the export job of `listing.revision` (the store does not show it)
 
 
 class StoredListing(msgspec.Struct, kw_only=True, frozen=True):
@@ -116,14 +117,6 @@ def mark_drafted(db: sqlite3.Connection, owed: Iterable[tuple[str, str]]) -> Non
     )
 
 
-def mark_exported(db: sqlite3.Connection, revisions: Iterable[tuple[str, int]]) -> None:
-    """Record that these (listing id, revision) were handed to the export stage."""
-    db.executemany(
-        "UPDATE dedupe_listings SET exported_rev = max(exported_rev, ?) WHERE id = ?",
-        [(revision, listing_id) for listing_id, revision in revisions],
-    )
-
-
 def record_board_read(db: sqlite3.Connection, run_id: str, source: str, board: str, listed: int) -> None:
     """Record that run `run_id` read `source` in full and it listed `listed` postings."""
     db.execute(
@@ -156,11 +149,6 @@ class SeenSet:
         """`mark_drafted` in a transaction of its own."""
         with immediate(self.conn) as db:
             mark_drafted(db, [(listing_id, owner)])
-
-    def mark_exported(self, listing_id: str, revision: int) -> None:
-        """`mark_exported` in a transaction of its own."""
-        with immediate(self.conn) as db:
-            mark_exported(db, [(listing_id, revision)])
 
 
 class _Recording:
@@ -349,7 +337,9 @@ class _Recording:
             owner = None if reason else self.posting.key
         else:
             state, owner = before, row["draft_owner"] if row is not None else None
-        exported = row["exported_rev"] if row is not None else 0
+        # Owed to the export stage until the state of record shows this revision: a revision that
+        # was handed on but never recorded (its export job died) is handed on again next run.
+        shown = _shown_revision(self.db, merged.id) if state != "dropped" else merged.revision
         return Decision(
             listing=merged,
             outcome=outcome,
@@ -358,8 +348,20 @@ class _Recording:
             drop_reason=reason,
             posting_key=self.posting.key,
             draft=state == "pending" and owner == self.posting.key,
-            export=state != "dropped" and exported < merged.revision,
+            export=shown < merged.revision,
         )
+
+
+def _shown_revision(db: sqlite3.Connection, listing_id: str) -> int:
+    """The revision of the listing the state of record shows the person (`listings`, written by
+    the export stage in the same file); -1 when it shows none yet."""
+    try:
+        row = db.execute("SELECT revision FROM listings WHERE id = ?", (listing_id,)).fetchone()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):  # the export stage has not opened the file yet
+            return -1
+        raise
+    return -1 if row is None else int(row[0])
 
 
 def _legacy_posting(merged: MergedListing) -> Listing:

@@ -1,10 +1,10 @@
 """The seen-set's tables in the pipeline's SQLite file, and how an older file is brought up to date.
 
 - `dedupe_listings`: one row per merged listing: its JSON, its matching features, its `revision`
-  (bumped whenever a posting joins or changes it), `exported_rev` (the revision last handed to the
-  export stage), and its state: `pending` (kept; its draft job is owed by the posting named in
-  `draft_owner`), `drafted` (the draft job was submitted) or `dropped` (the filters said no:
-  `drop_reason`).
+  (bumped whenever a posting joins or changes it; the export stage is owed it until the state of
+  record's `listings` row shows it), and its state: `pending` (kept; its draft job is owed by the
+  posting named in `draft_owner`), `drafted` (the draft job was submitted) or `dropped` (the
+  filters said no: `drop_reason`).
 - `dedupe_postings`: one row per board posting (`board:external_id`) → its merged listing, how
   it matched (`new`, `url`, `fuzzy`, `employer`) with the scores, its JSON and its fingerprint.
 - `dedupe_urls`: canonical URLs (the posting's own and the board links in its text) → listing.
@@ -103,7 +103,6 @@ CREATE TABLE IF NOT EXISTS dedupe_board_reads (
 # Columns added since the first version of the tables: (table, column, declaration).
 _ADDED = (
     ("dedupe_listings", "revision", "INTEGER NOT NULL DEFAULT 1"),
-    ("dedupe_listings", "exported_rev", "INTEGER NOT NULL DEFAULT 0"),
     ("dedupe_postings", "data", "BLOB"),  # the posting's Listing, JSON (NULL: recorded before)
     ("dedupe_postings", "fingerprint", "TEXT"),
     ("dedupe_postings", "why", "TEXT"),  # how it matched, in words (`jobsearch listings --explain`)
@@ -167,8 +166,7 @@ def _features_version(conn: sqlite3.Connection) -> int:
 def create(conn: sqlite3.Connection) -> None:
     """Create the tables and add what an older file lacks (idempotent; one process upgrades).
 
-    An older file's drafted listings count as already exported (their drafts carried them), and
-    a file written by an older normalisation has its listings' features and blocks made anew.
+    A file written by an older normalisation has its listings' features and blocks made anew.
     """
     conn.executescript(SCHEMA)
     for table, column, declaration in _ADDED:
@@ -178,8 +176,6 @@ def create(conn: sqlite3.Connection) -> None:
             if column in _columns(conn, table):  # another service added it meanwhile
                 continue
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
-            if (table, column) == ("dedupe_listings", "exported_rev"):
-                conn.execute("UPDATE dedupe_listings SET exported_rev = 1 WHERE state = 'drafted'")
     if _features_version(conn) < FEATURES_VERSION:
         with immediate(conn):
             if _features_version(conn) < FEATURES_VERSION:  # another service did it meanwhile
