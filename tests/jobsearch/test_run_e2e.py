@@ -93,7 +93,7 @@ def test_run_writes_the_tracker_and_a_second_run_adds_nothing(tmp_path: Path, da
     rows = sheet_rows(data_dir / "tracker.xlsx")
     assert sorted(row["ID"] for row in rows) == sorted(item.listing.id for item in kept)
     assert all(row["Cover letter"] and row["Connection note"] for row in rows)
-    assert {row["Provider/model"] for row in rows} == {"offline/template-v1"}
+    assert {row["Provider/model"] for row in rows} == {"offline/template-v2"}
     assert {row["Status"] for row in rows} == {"Drafted"}
     assert f"tracker    {data_dir / 'tracker.xlsx'} ({len(kept)} listings)" in first.stdout
     assert "sources    1 ok, 0 failed" in first.stdout
@@ -225,7 +225,7 @@ def test_replay_of_the_draft_stage_redrafts_once_unless_told_again(tmp_path: Pat
     first = replay_draft()
     assert first.returncode == 0, first.stdout + first.stderr
     assert counts(data_dir) == (listings, 2 * drafts)
-    assert f"drafts     {drafts} (offline/template-v1 {drafts})" in first.stdout
+    assert f"drafts     {drafts} (offline/template-v2 {drafts})" in first.stdout
     assert len(sheet_rows(data_dir / "tracker.xlsx")) == listings
 
     second = replay_draft()
@@ -242,7 +242,7 @@ def test_replay_of_the_draft_stage_redrafts_once_unless_told_again(tmp_path: Pat
     again = replay_draft("--again")
     assert again.returncode == 0, again.stdout + again.stderr
     assert counts(data_dir) == (listings, 3 * drafts)
-    assert f"drafts     {drafts} (offline/template-v1 {drafts})" in again.stdout
+    assert f"drafts     {drafts} (offline/template-v2 {drafts})" in again.stdout
 
 
 @pytest.mark.timeout(120)

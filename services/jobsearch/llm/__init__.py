@@ -22,6 +22,7 @@ from jobsearch.llm.errors import (
     RateLimited,
 )
 from jobsearch.llm.messages import Completion, LlmRequest, Material, Reply
+from jobsearch.llm.offline import check_offline_language, offline_in_chain
 from jobsearch.llm.prices import DEFAULT_PRICES, Price, PriceTable, load_prices
 from jobsearch.llm.settings import PROVIDERS, LlmSettings, ProviderName, Target, load_llm_settings
 
@@ -47,6 +48,8 @@ __all__ = [
     "RateLimited",
     "Reply",
     "Target",
+    "check_offline_language",
     "load_llm_settings",
     "load_prices",
+    "offline_in_chain",
 ]
