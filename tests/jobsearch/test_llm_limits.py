@@ -7,53 +7,8 @@ import pytest
 
 from jobsearch.llm import LlmClient, load_llm_settings
 from jobsearch.llm.limits import ProviderLimits, TokenBucket
+from tests.jobsearch.manual_clock import ManualClock
 from tests.jobsearch.provider_servers import ProviderServer
-
-
-class ManualClock:
-    """A clock that moves only when the test calls `advance`; it records what its sleepers asked for."""
-
-    def __init__(self) -> None:
-        self._now = 1000.0
-        self.asked: list[float] = []  # every sleep's duration, in order
-        self.sleeping = 0
-        self._moved: anyio.Event | None = None
-        self._arrived: anyio.Event | None = None
-
-    def now(self) -> float:
-        return self._now
-
-    async def sleep(self, seconds: float) -> None:
-        deadline = self._now + seconds
-        if deadline <= self._now:
-            # Too short to register on the clock: the caller would wake at once and ask again, a spin.
-            raise AssertionError(f"a sleep of {seconds!r} s cannot end on this clock")
-        self.asked.append(seconds)
-        self.sleeping += 1
-        if self._arrived is not None:
-            self._arrived.set()
-        try:
-            while self._now < deadline:
-                if self._moved is None:
-                    self._moved = anyio.Event()
-                await self._moved.wait()
-        finally:
-            self.sleeping -= 1
-
-    def advance(self, seconds: float) -> None:
-        """Move time on and wake every sleeper to look at it."""
-        self._now += seconds
-        moved, self._moved = self._moved, None
-        if moved is not None:
-            moved.set()
-
-    async def someone_asleep(self) -> float:
-        """Wait until a task sleeps on this clock; the duration it asked for."""
-        with anyio.fail_after(10):  # a hang guard, not a measurement
-            while not self.sleeping:
-                self._arrived = anyio.Event()
-                await self._arrived.wait()
-        return self.asked[-1]
 
 
 async def settle() -> None:

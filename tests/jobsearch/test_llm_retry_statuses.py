@@ -57,7 +57,7 @@ async def test_408_and_409_on_every_attempt_is_an_outage_and_falls_over(
         completion = await client.call_llm("cover_letter", "You write a cover letter.", "Write it.")
     assert completion.provider == "deepseek"
     assert len(providers.to("openai")) == 3
-    assert completion.fell_over == [f"openai: HTTP {status}: try again (after 3 attempts)"]
+    assert completion.fell_over == [f"openai: HTTP {status}: try again (3 requests)"]
 
 
 async def test_408_with_no_fallback_is_transient(providers: ProviderServer) -> None:

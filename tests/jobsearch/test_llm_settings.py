@@ -20,8 +20,8 @@ def test_nothing_configured_means_offline() -> None:
     """With an empty environment both steps draft offline, which needs no key."""
     settings = load_llm_settings({})
     assert settings.routes == {
-        "cover_letter": [Target("offline", "template-v1")],
-        "connection_note": [Target("offline", "template-v1")],
+        "cover_letter": [Target("offline", "template-v2")],
+        "connection_note": [Target("offline", "template-v2")],
     }
 
 
@@ -40,12 +40,12 @@ def test_each_step_is_routed_by_its_own_variables() -> None:
     settings = load_llm_settings(env)
     assert settings.routes["cover_letter"] == [
         Target("ollama", "qwen2.5:7b"),
-        Target("offline", "template-v1"),
+        Target("offline", "template-v2"),
     ]
     assert settings.routes["connection_note"] == [
         Target("anthropic", "claude-sonnet-4-5"),
         Target("ollama", "llama3.2"),
-        Target("offline", "template-v1"),
+        Target("offline", "template-v2"),
     ]
     assert settings.providers["ollama"].base_url == "http://gpu-box:11434"
 
@@ -55,7 +55,7 @@ def test_global_default_applies_to_steps_without_their_own() -> None:
     env = {"LLM_PROVIDER": "deepseek", "LLM_MODEL": "deepseek-reasoner", "DEEPSEEK_API_KEY": "k"}
     settings = load_llm_settings(env | {"CONNECTION_NOTE_PROVIDER": "offline"})
     assert settings.routes["cover_letter"] == [Target("deepseek", "deepseek-reasoner")]
-    assert settings.routes["connection_note"] == [Target("offline", "template-v1")]
+    assert settings.routes["connection_note"] == [Target("offline", "template-v2")]
 
 
 @pytest.mark.parametrize(
@@ -84,6 +84,8 @@ def test_a_routed_provider_without_its_key_fails_naming_the_variable(
         ({"OLLAMA_CONCURRENCY": "many"}, "OLLAMA_CONCURRENCY"),
         ({"LLM_PROVIDER": "ollama", "OLLAMA_BASE_URL": "localhost:11434"}, "OLLAMA_BASE_URL"),
         ({"LLM_PRICES_FILE": "/nonexistent/prices.toml"}, "LLM_PRICES_FILE"),
+        ({"LLM_MAX_RUN_WAIT": "-1"}, "LLM_MAX_RUN_WAIT"),
+        ({"LLM_TRACE_CONTENT": "please"}, "LLM_TRACE_CONTENT"),
     ],
 )
 def test_bad_values_fail_naming_the_variable(env: dict[str, str], variable: str) -> None:
@@ -92,6 +94,14 @@ def test_bad_values_fail_naming_the_variable(env: dict[str, str], variable: str)
         load_llm_settings(env)
     if "PROVIDER" in variable or "FALLBACK" in variable:
         assert "anthropic, openai, gemini, deepseek, opencode, ollama, offline" in str(caught.value)
+
+
+def test_waits_and_content_tracing_have_defaults_and_can_be_set() -> None:
+    """A call waits up to 300 s for a paused provider and traces no text, unless told otherwise."""
+    default = load_llm_settings({})
+    assert (default.max_run_wait, default.trace_content) == (300.0, False)
+    chosen = load_llm_settings({"LLM_MAX_RUN_WAIT": "0", "LLM_TRACE_CONTENT": "1"})
+    assert (chosen.max_run_wait, chosen.trace_content) == (0.0, True)
 
 
 def test_pinning_a_provider_replaces_the_chain() -> None:

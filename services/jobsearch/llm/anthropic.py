@@ -13,7 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jobsearch.llm._transport import Failure, HttpProvider, Verdict, bad, default_failure
+from jobsearch.llm._transport import (
+    Failure,
+    HttpProvider,
+    Verdict,
+    bad,
+    default_failure,
+    text_or_none,
+)
 from jobsearch.llm.messages import LlmRequest, Reply
 
 API_VERSION = "2023-06-01"
@@ -54,6 +61,7 @@ class Anthropic(HttpProvider):
             model=str(data.get("model") or model),
             tokens_in=int(usage.get("input_tokens") or 0),
             tokens_out=int(usage.get("output_tokens") or 0),
+            finish_reason=text_or_none(data.get("stop_reason")),
         )
 
     def classify(self, status: int, headers: Mapping[str, str], data: Any, reason: str) -> Failure:

@@ -14,7 +14,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jobsearch.llm._transport import Failure, HttpProvider, Verdict, bad, default_failure
+from jobsearch.llm import spans
+from jobsearch.llm._transport import (
+    Failure,
+    HttpProvider,
+    Verdict,
+    bad,
+    default_failure,
+    text_or_none,
+)
 from jobsearch.llm.messages import LlmRequest, Reply
 
 _RETRY_INFO = "type.googleapis.com/google.rpc.RetryInfo"
@@ -33,6 +41,8 @@ def _duration(value: Any) -> float | None:
 
 class Gemini(HttpProvider):
     """Gemini over `generateContent`."""
+
+    operation = spans.GENERATE_CONTENT
 
     def build(self, request: LlmRequest, model: str) -> tuple[str, dict[str, str], dict[str, Any]]:
         assert self.settings.api_key is not None
@@ -61,6 +71,7 @@ class Gemini(HttpProvider):
             model=str(data.get("modelVersion") or model),
             tokens_in=int(usage.get("promptTokenCount") or 0),
             tokens_out=int(usage.get("candidatesTokenCount") or 0),
+            finish_reason=text_or_none(candidates[0].get("finishReason")),
         )
 
     def classify(self, status: int, headers: Mapping[str, str], data: Any, reason: str) -> Failure:

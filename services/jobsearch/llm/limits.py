@@ -86,6 +86,11 @@ class ProviderLimits:
         self._requests = TokenBucket(requests_per_minute, clock) if requests_per_minute else None
         self._tokens = TokenBucket(tokens_per_minute, clock) if tokens_per_minute else None
 
+    @property
+    def immediate(self) -> bool:
+        """Whether a slot is free now and no minute limit applies: taking one cannot wait."""
+        return self._requests is None and self._tokens is None and self._slots.value > 0
+
     @contextlib.asynccontextmanager
     async def slot(self, estimated_tokens: int) -> AsyncIterator[None]:
         """Hold one of the provider's slots for a request estimated at `estimated_tokens`."""

@@ -38,6 +38,7 @@ class Reply(msgspec.Struct, kw_only=True, frozen=True):
     model: str
     tokens_in: int = 0
     tokens_out: int = 0
+    finish_reason: str | None = None  # as the provider says it: "stop", "end_turn", "MAX_TOKENS"...
 
 
 class Completion(msgspec.Struct, kw_only=True, frozen=True):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jobsearch.llm._transport import HttpProvider, bad
+from jobsearch.llm._transport import HttpProvider, bad, text_or_none
 from jobsearch.llm.messages import LlmRequest, Reply
 
 
@@ -38,4 +38,5 @@ class Ollama(HttpProvider):
             model=str(data.get("model") or model),
             tokens_in=int(data.get("prompt_eval_count") or 0),
             tokens_out=int(data.get("eval_count") or 0),
+            finish_reason=text_or_none(data.get("done_reason")),
         )

@@ -20,7 +20,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from jobsearch.llm._transport import Failure, HttpProvider, Verdict, bad, default_failure
+from jobsearch.llm._transport import (
+    Failure,
+    HttpProvider,
+    Verdict,
+    bad,
+    default_failure,
+    text_or_none,
+)
 from jobsearch.llm.messages import LlmRequest, Reply
 
 
@@ -60,6 +67,7 @@ class ChatCompletions(HttpProvider):
             model=str(data.get("model") or model),
             tokens_in=int(usage.get("prompt_tokens") or 0),
             tokens_out=int(usage.get("completion_tokens") or 0),
+            finish_reason=text_or_none(choices[0].get("finish_reason")),
         )
 
     def classify(self, status: int, headers: Mapping[str, str], data: Any, reason: str) -> Failure:

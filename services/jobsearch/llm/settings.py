@@ -9,8 +9,10 @@ Routing: each drafting step names its provider and model, with a fallback chain.
 | `<PROVIDER>_API_KEY` | the provider's usual key variable | required when the provider is routed |
 | `<PROVIDER>_BASE_URL`, `<PROVIDER>_MODEL` | endpoint and default model | the official ones |
 | `<PROVIDER>_CONCURRENCY`, `_RPM`, `_TPM` | limits shared by the service's jobs | 4, none, none |
-| `LLM_TIMEOUT`, `LLM_RETRIES`, `LLM_MAX_INLINE_WAIT` | seconds, retries, longest inline wait | 60, 2, 10 |
+| `LLM_TIMEOUT`, `LLM_RETRIES`, `LLM_MAX_INLINE_WAIT` | seconds, retries, longest backoff slept | 60, 2, 10 |
+| `LLM_MAX_RUN_WAIT` | seconds: the longest a call waits for a paused provider (a named wait) | 300 |
 | `LLM_PRICES_FILE` | a TOML price table overriding the built-in one | none |
+| `LLM_TRACE_CONTENT` | `1`: prompts and drafts in the provider spans (GenAI content attributes) | off |
 
 A missing key, an unknown provider name or a malformed number fails here, naming the variable.
 """
@@ -56,7 +58,7 @@ DEFAULT_MODELS: dict[ProviderName, str] = {
     "deepseek": "deepseek-chat",
     "opencode": "kimi-k2",
     "ollama": "llama3.2",
-    "offline": "template-v1",
+    "offline": "template-v2",
 }
 
 
@@ -106,7 +108,9 @@ class LlmSettings(msgspec.Struct, kw_only=True, frozen=True):
     prices: PriceTable
     timeout: float = 60.0
     retries: int = 2
-    max_inline_wait: float = 10.0
+    max_inline_wait: float = 10.0  # the longest backoff slept between a call's retries
+    max_run_wait: float = 300.0  # the longest a call waits for a paused provider
+    trace_content: bool = False  # prompts and drafts on the provider spans
 
     def chain(self, step: Step, pinned: str | None = None) -> list[Target]:
         """The providers to try for `step`, in order; `pinned` replaces the chain with one provider.
@@ -164,6 +168,19 @@ def _number(env: Mapping[str, str], variable: str, default: float | None, *, min
     if value < minimum:
         raise LlmConfigError(f"{variable}={raw!r} must be at least {minimum:g}")
     return value
+
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"", "0", "false", "no", "off"})
+
+
+def _flag(env: Mapping[str, str], variable: str) -> bool:
+    raw = env.get(variable, "").strip().lower()
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise LlmConfigError(f"{variable}={env[variable]!r} is not a yes/no value; use 1 or 0")
 
 
 def _int(env: Mapping[str, str], variable: str, default: int | None, *, minimum: int = 1) -> int | None:
@@ -238,4 +255,6 @@ def load_llm_settings(env: Mapping[str, str] | None = None) -> LlmSettings:
         timeout=_number(env, "LLM_TIMEOUT", 60.0, minimum=0.1) or 60.0,
         retries=_int(env, "LLM_RETRIES", 2, minimum=0) or 0,
         max_inline_wait=_number(env, "LLM_MAX_INLINE_WAIT", 10.0, minimum=0) or 0.0,
+        max_run_wait=_number(env, "LLM_MAX_RUN_WAIT", 300.0, minimum=0) or 0.0,
+        trace_content=_flag(env, "LLM_TRACE_CONTENT"),
     )
