@@ -35,6 +35,7 @@ from jobsearch.jobs import QUEUES, STAGES, Stage
 from jobsearch.local_commands import add_local_commands
 from jobsearch.run import add_run_commands
 from jobsearch.settings import load_pipeline_settings
+from jobsearch.stdout import closed_pipe
 from jobsearch.store.identity import namespace_of
 from jobsearch.tracker.commands import add_tracker_commands
 
@@ -187,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return closed_pipe()
 
 
 if __name__ == "__main__":

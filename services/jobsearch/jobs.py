@@ -127,6 +127,25 @@ class DraftJob(_Payload, kw_only=True, frozen=True):
     steps: list[Step] = msgspec.field(default_factory=lambda: list(STEPS))
 
 
+def draft_key(run_id: str, listing_id: str) -> str:
+    """The draft job's idempotency key: one draft job per merged listing and run."""
+    return run_key(run_id, f"draft:{listing_id}")
+
+
+def draft_job_id(run_id: str, listing_id: str) -> str:
+    """The draft job's id, `draft-<listing id>-<run id>`: the ledger runs it at most once even past
+    the stream's duplicate window, and a later run (the repair of a failed draft) gets its own."""
+    return f"draft-{listing_id}-{run_id}"
+
+
+def listing_of_draft_job(job_id: str) -> str | None:
+    """The listing a draft job id names (`draft_job_id`), or None for another id."""
+    if not job_id.startswith("draft-"):
+        return None
+    listing_id = job_id.removeprefix("draft-").split("-", 1)[0]
+    return listing_id or None
+
+
 class Check(msgspec.Struct, kw_only=True, frozen=True):
     """One deterministic check of a draft's text and its outcome."""
 
@@ -149,6 +168,20 @@ class Draft(msgspec.Struct, kw_only=True, frozen=True):
     status: Literal["ok", "needs_review"] = "ok"
     checks: list[Check] = []
     created_at: datetime | None = None
+    # The providers of the step's chain that failed before `provider` answered, and why
+    # ("openai: HTTP 500: ..."): a fallback that was used is reported, never silent.
+    fell_over: list[str] = []
+
+
+class DraftIssue(msgspec.Struct, kw_only=True, frozen=True):
+    """Why a listing has no draft yet: its drafting `failed` (every provider of the chain, on the
+    job's last attempt or for good) or is `waiting` (the providers asked to be called again later
+    than the run waits). The next run drafts it again; so does `jobsearch draft --failed`."""
+
+    kind: Literal["failed", "waiting"]
+    reason: str  # in words, for the Review cell: "openai: HTTP 500: overloaded (3 requests)"
+    attempts: int = 1  # the draft job's attempts made
+    retry_at: datetime | None = None  # when a waiting provider said it can be asked again
 
 
 class ExportJob(_Payload, kw_only=True, frozen=True):
@@ -156,6 +189,7 @@ class ExportJob(_Payload, kw_only=True, frozen=True):
 
     listing: MergedListing
     drafts: list[Draft] = []
+    issue: DraftIssue | None = None  # no drafts: why (recorded for the Review cell and the repair)
 
 
 class ExportBatchJob(_Payload, kw_only=True, frozen=True):

@@ -16,7 +16,7 @@ from nats.aio.client import Client as NATS
 
 from jetjobs import Settings
 from jobsearch.cli import build_parser, main
-from jobsearch.run.command import Orchestra, _conclude
+from jobsearch.run.orchestra import Orchestra, conclude
 from jobsearch.run.summary import RunSummary, format_summary
 from jobsearch.store import Store
 from tests.jobsearch.export_support import drafts, exported_data_dir, listing
@@ -143,7 +143,7 @@ async def test_replay_prints_and_records_a_replay_summary(
         pass
 
     orchestra.run = finished  # type: ignore[method-assign]
-    assert await _conclude(orchestra, submit) == 0
+    assert await conclude(orchestra, submit) == 0
     assert capsys.readouterr().out.startswith(heading)
     with Store.open(data_dir / "jobsearch.sqlite") as store:
         run = store.last_run()

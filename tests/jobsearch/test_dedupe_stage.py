@@ -70,7 +70,7 @@ async def test_new_listing_drafts_once_and_a_second_run_drafts_nothing(tmp_path:
     second = await dedupe.handle(job(copy), owed)
     assert (first["outcome"], second["outcome"]) == ("new", "merged")
     assert owed.keys == [f"run1:draft:{first['listing_id']}"]
-    assert owed.job_ids == [f"draft-{first['listing_id']}"]
+    assert owed.job_ids == [f"draft-{first['listing_id']}-run1"]
     assert [(e.revision, len(e.sources)) for e in owed.exports] == [(1, 1), (2, 2)]
     for listing in (own, copy):
         assert (await dedupe.handle(job(listing, "run2"), owed))["outcome"] == "unchanged"

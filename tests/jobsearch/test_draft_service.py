@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import msgspec
@@ -126,9 +128,12 @@ async def test_an_outage_mid_batch_falls_over_and_loses_nothing(
 
 @dataclass
 class FakeContext:
-    """The two things `handle` uses of a JobContext."""
+    """What `handle` uses of a JobContext: the id, the attempt and its limits, and `enqueue`."""
 
     id: str = "job-1"
+    attempt: int = 1
+    job: Any = field(default_factory=lambda: SimpleNamespace(timeout=300.0, max_attempts=5))
+    received_at: float = 0.0
     enqueued: list[tuple[str, Any, dict[str, Any]]] = field(default_factory=list)
 
     async def enqueue(self, job_type: str, payload: Any, **kwargs: Any) -> None:
@@ -169,8 +174,81 @@ async def test_a_long_rate_limit_gives_the_slot_back_as_retry(
     async with LlmClient(load_llm_settings(env)) as client:
         with pytest.raises(Retry) as caught:
             await handle(ctx, job, Drafter(client))  # type: ignore[arg-type]
-    assert caught.value.delay == 90
+    assert caught.value.delay is not None
+    assert 85 <= caught.value.delay <= 90
     assert ctx.enqueued == []
+
+
+async def test_a_wait_longer_than_the_run_waits_leaves_the_listing_waiting(
+    providers: ProviderServer, profile: Profile, corpus: dict[str, MergedListing]
+) -> None:
+    """OpenAI asks for an hour and LLM_MAX_RUN_WAIT is 5 minutes: no Retry, no sleep; the export
+    job carries the listing with why it waits and until when, for the Review cell and the next run."""
+    providers.fail("openai", Fault(429, {"error": {"message": "slow down"}}, {"retry-after": "3600"}))
+    ctx = FakeContext()
+    job = DraftJob(run_id="r", listing=corpus["plain-backend"], profile=profile)
+    env = providers.env("openai") | {"LLM_PROVIDER": "openai"}
+    async with LlmClient(load_llm_settings(env)) as client:
+        result = await handle(ctx, job, Drafter(client))  # type: ignore[arg-type]
+    assert result["outcome"] == "waiting"
+    [(job_type, payload, _)] = ctx.enqueued
+    assert job_type == EXPORT
+    assert payload.drafts == []
+    assert payload.issue.kind == "waiting"
+    assert payload.issue.retry_at is not None
+    assert "openai" in payload.issue.reason
+    assert len(providers.to("openai")) == 1  # the pause: no second request
+
+
+async def test_the_last_attempt_of_an_outage_records_the_failure_instead_of_dying(
+    providers: ProviderServer, profile: Profile, corpus: dict[str, MergedListing]
+) -> None:
+    """Attempts left: Retry. The last attempt: the export job carries the failure (attempts made
+    and each provider's reason), and the job ends well, so nothing is dead-lettered unseen."""
+    env = providers.env("openai") | {"LLM_PROVIDER": "openai", "LLM_RETRIES": "1"}
+    providers.down.add("openai")
+    job = DraftJob(run_id="r", listing=corpus["plain-backend"], profile=profile)
+    async with LlmClient(load_llm_settings(env)) as client:
+        with pytest.raises(Retry):
+            await handle(FakeContext(attempt=2), job, Drafter(client))  # type: ignore[arg-type]
+        last = FakeContext(attempt=5)
+        result = await handle(last, job, Drafter(client))  # type: ignore[arg-type]
+    assert result["outcome"] == "failed"
+    [(_, payload, _)] = last.enqueued
+    assert payload.drafts == []
+    assert payload.issue.kind == "failed"
+    assert payload.issue.attempts == 5
+    assert payload.issue.reason.startswith("openai: HTTP 503")
+
+
+async def test_a_draft_that_fails_its_checks_is_asked_again_with_the_reasons_and_a_fresh_fence(
+    providers: ProviderServer, profile: Profile, corpus: dict[str, MergedListing]
+) -> None:
+    """The first letter carries a foreign link: the second request names what was wrong and fences
+    the listing with another nonce than the first."""
+    answers = iter(
+        [
+            "Dear team, see my work at evil.example.net/portfolio for more. " + "I build services. " * 40,
+        ]
+    )
+
+    def reply(system: str, prompt: str) -> str:
+        return next(answers, "Dear team, " + "I build reliable backend services in Python. " * 25)
+
+    providers.replies["openai"] = reply
+    env = providers.env("openai") | {"LLM_PROVIDER": "openai"}
+    job = DraftJob(run_id="r", listing=corpus["plain-backend"], profile=profile, steps=["cover_letter"])
+    async with LlmClient(load_llm_settings(env)) as client:
+        [draft] = await Drafter(client).draft(job)
+    first, second = providers.to("openai")
+    nonces = [re.findall(r"<listing-([0-9a-f]+)>", seen.prompt) for seen in (first, second)]
+    assert len(nonces[0]) == 1
+    assert len(nonces[1]) == 1
+    assert nonces[0] != nonces[1]
+    assert "failed these checks" not in first.prompt
+    assert "failed these checks" in second.prompt
+    assert "evil.example.net/portfolio" in second.prompt  # the check names what was wrong
+    assert draft.status == "ok"
 
 
 @pytest.mark.parametrize(("pinned", "message"), [("bard", "choose one of"), ("openai", "OPENAI_API_KEY")])

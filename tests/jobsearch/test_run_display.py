@@ -38,7 +38,15 @@ def midway() -> Progress:
     for n in range(len(outcomes), 9):
         progress.on_record(entry(f"l{n}", LISTING, "queued"))
     for n in range(4):
-        progress.on_record(entry(f"d{n}", DRAFT, "succeeded" if n < 3 else "failed", error="HTTP 503"))
+        progress.on_record(
+            entry(
+                f"d{n}",
+                DRAFT,
+                "succeeded" if n < 3 else "failed",
+                error="HTTP 503",
+                result={"outcome": "drafted"} if n < 3 else None,
+            )
+        )
     for n in range(3):
         progress.on_record(entry(f"e{n}", EXPORT, "succeeded" if n < 2 else "queued"))
     return progress

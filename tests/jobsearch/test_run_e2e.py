@@ -225,7 +225,7 @@ def test_replay_of_the_draft_stage_redrafts_once_unless_told_again(tmp_path: Pat
     first = replay_draft()
     assert first.returncode == 0, first.stdout + first.stderr
     assert counts(data_dir) == (listings, 2 * drafts)
-    assert f"drafts     {drafts} (offline/template-v2 {drafts})" in first.stdout
+    assert f"drafts     {drafts} for {kept} listings (offline/template-v2 {drafts})" in first.stdout
     assert len(sheet_rows(data_dir / "tracker.xlsx")) == listings
 
     second = replay_draft()
@@ -242,7 +242,7 @@ def test_replay_of_the_draft_stage_redrafts_once_unless_told_again(tmp_path: Pat
     again = replay_draft("--again")
     assert again.returncode == 0, again.stdout + again.stderr
     assert counts(data_dir) == (listings, 3 * drafts)
-    assert f"drafts     {drafts} (offline/template-v2 {drafts})" in again.stdout
+    assert f"drafts     {drafts} for {kept} listings (offline/template-v2 {drafts})" in again.stdout
 
 
 @pytest.mark.timeout(120)

@@ -104,7 +104,18 @@ async def test_one_search_is_one_trace_across_the_services(
     assert published["publish jobsearch.export_batch"] == ran["process jobsearch.export_batch"] >= 1
     assert published["publish jobsearch.draft"] == ran["process jobsearch.draft"] == drafted
     assert published["publish jobsearch.export"] == ran["process jobsearch.export"] == drafted
+    # Each provider call is a span of its own inside the draft job's consumer span (the offline
+    # template's an INTERNAL one: no request leaves the process), named as OpenTelemetry's GenAI
+    # conventions say: "chat <model>".
+    calls = [s for s in search if "gen_ai.operation.name" in s.attributes]
+    assert len(calls) == 2 * drafted  # a cover letter and a note per listing
+    for call in calls:
+        assert call.name == "chat template-v2"
+        assert call.attributes["gen_ai.provider.name"] == "offline"
+        assert by_id[call.parent_span_id].name == "process jobsearch.draft"
     for span in search:
+        if span in calls:
+            continue
         verb, job_type = span.name.split(" ")
         parent = by_id.get(span.parent_span_id)
         if verb == "process":

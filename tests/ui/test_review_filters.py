@@ -11,7 +11,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from jetjobs import Settings
-from jobsearch.jobs import Check
+from jobsearch.jobs import Check, DraftIssue
 from jobsearch.store import Store
 from tests.ui.listings import drafts, listing
 from tests.ui.server import page_env, serving
@@ -161,4 +161,39 @@ async def test_needs_review_draft_shows_its_reasons_on_the_listing_page(
         await page.goto(f"{url}listings/L0001")  # a listing whose drafts passed: no reasons at all
         await expect(page.locator("#title")).to_contain_text("Platform Engineer")
         await expect(page.locator("ul.checks")).to_have_count(0)
+    assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+async def test_review_filter_and_a_failed_draft_shown_where_the_person_reads(
+    page: Page, settings: Settings, db_path: Path
+) -> None:
+    """A sixth listing whose drafting failed (no drafts): the review filter's three choices each
+    leave exactly their rows, the reason shows beside the row and on the listing's page."""
+    with Store.open(db_path) as store:
+        item = msgspec.structs.replace(listing(6, title="QA Engineer", company="Vandelay"), first_seen=NOON)
+        issue = DraftIssue(kind="failed", reason="openai: HTTP 500: internal error (2 requests)", attempts=5)
+        store.record_export(run_id="run-1", job_id="run-1-draft-6", listing=item, drafts=[], issue=issue)
+    async with serving("jobsearch.cli", page_args(db_path), page_env(settings)) as url:
+        await page.goto(url)
+        await expect_rows(page, ["L0001", "L0002", "L0003", "L0004", "L0005", "L0006"])
+        failed = page.locator('tr[data-listing="L0006"] td.review')
+        await expect(failed.locator(".badge.review")).to_have_text("not drafted")
+        await expect(failed).to_contain_text("draft failed after 5 attempts: openai: HTTP 500")
+        await expect(page.locator('tr[data-listing="L0004"] td.review')).to_contain_text("Umbrella Corp")
+
+        for choice, ids in (
+            ("needs", ["L0004", "L0006"]),
+            ("failed", ["L0006"]),
+            ("ok", ["L0001", "L0002", "L0003", "L0005"]),
+        ):
+            await page.locator("select[name=review]").select_option(choice)
+            await page.get_by_role("button", name="Filter").click()
+            await expect_rows(page, ids)
+            assert f"review={choice}" in page.url
+
+        await page.goto(f"{url}listings/L0006")
+        await expect(page.locator("#draft-issue")).to_contain_text(
+            "draft failed after 5 attempts: openai: HTTP 500: internal error (2 requests)"
+            " (the next run retries)"
+        )
     assert page.dialogs == []  # type: ignore[attr-defined]

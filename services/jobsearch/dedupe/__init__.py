@@ -14,7 +14,7 @@ from typing import Any
 
 from jetjobs import App, JobContext
 from jobsearch.dedupe.report import RunOutcomes, explain, run_outcomes
-from jobsearch.dedupe.service import Dedupe, check_db_path, draft_job_id, draft_key
+from jobsearch.dedupe.service import Dedupe, check_db_path
 from jobsearch.jobs import (
     BOARD_READ,
     DRAFT,
@@ -30,7 +30,7 @@ from jobsearch.jobs import (
 )
 from jobsearch.settings import load_pipeline_settings
 
-__all__ = ["Dedupe", "RunOutcomes", "draft_job_id", "draft_key", "explain", "register", "run_outcomes"]
+__all__ = ["Dedupe", "RunOutcomes", "explain", "register", "run_outcomes"]
 
 
 class _Publishing:
@@ -40,8 +40,8 @@ class _Publishing:
         self.ctx = ctx
 
     async def draft(self, job: DraftJob, key: str, job_id: str) -> None:
-        # The job id is the merged listing's too: past the stream's duplicate window, the
-        # ledger still refuses to run a draft job id twice (a kill between submit and note).
+        # The job id names the listing and the run: the ledger runs it at most once in the run
+        # (a kill between submit and note), and the next run may draft the listing again.
         prepared = self.ctx.publisher.build(DRAFT, job, queue=QUEUES["draft"], key=key, job_id=job_id)
         await self.ctx.publisher.publish(prepared)
 

@@ -32,8 +32,9 @@ from jobsearch.jobs import (
     ListingBatchJob,
     ListingJob,
     batch_key,
+    draft_job_id,
+    draft_key,
     in_batches,
-    run_key,
 )
 from jobsearch.listing import Listing
 from jobsearch.profile import Profile
@@ -49,17 +50,6 @@ class Submit(Protocol):
 
     async def export(self, job: ExportBatchJob, key: str) -> None:
         """Submit the export job of listings the person keeps, new or changed."""
-
-
-def draft_key(run_id: str, listing_id: str) -> str:
-    """The draft job's idempotency key: one draft job per merged listing and run."""
-    return run_key(run_id, f"draft:{listing_id}")
-
-
-def draft_job_id(listing_id: str) -> str:
-    """The draft job's id: fixed per merged listing (in the data dir's own namespace), so the
-    ledger runs it at most once even past the stream's duplicate window."""
-    return f"draft-{listing_id}"
 
 
 def check_db_path(path: Path) -> None:
@@ -151,7 +141,7 @@ class Dedupe:
             for listing_id, _ in drafts:
                 listing = latest[listing_id]
                 draft = DraftJob(run_id=run_id, listing=listing, profile=profile)
-                await submit.draft(draft, draft_key(run_id, listing.id), draft_job_id(listing.id))
+                await submit.draft(draft, draft_key(run_id, listing.id), draft_job_id(run_id, listing.id))
             await self.writer.run_job(lambda db: mark_drafted(db, drafts))
         return decisions
 

@@ -53,7 +53,12 @@ async def record(deps: Deps, job_id: str, job: ExportJob) -> dict[str, Any]:
     """
     recorded = await deps.writer.run_job(
         lambda conn: record_export(
-            conn, run_id=job.run_id, job_id=job_id, listing=job.listing, drafts=job.drafts
+            conn,
+            run_id=job.run_id,
+            job_id=job_id,
+            listing=job.listing,
+            drafts=job.drafts,
+            issue=job.issue,
         ),
     )
     return {"run_id": job.run_id, **msgspec.to_builtins(recorded)}

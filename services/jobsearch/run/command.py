@@ -1,41 +1,29 @@
-"""`jobsearch run` and `jobsearch replay`: start the stage services, submit, follow, summarise.
+"""`jobsearch run` and `jobsearch replay`: what each submits to a run (`jobsearch.run.orchestra`).
 
 ```
-run:    ledger follower ─▶ 4 x `jobsearch serve STAGE` ─▶ submit the search ─▶ wait until drained
-        ─▶ submit `jobsearch.tracker` (render) ─▶ wait for it ─▶ summary, exit code
-replay: the same, submitting the platform's replay of one stage's jobs instead of a search
+run:    the drafts owed from earlier runs (`jobsearch.run.owed`), then the profile's search
+replay: the platform's replay of one stage's recent jobs
+draft:  the drafts owed only (`jobsearch.run.draft_command`)
 ```
 """
 
 from __future__ import annotations
 
 import argparse
-import secrets
-import signal
-import sys
-import time
-from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import anyio
-import msgspec
 import structlog
 from nats.aio.client import Client as NATS
 
 from jetjobs import (
-    Ledger,
-    Publisher,
     ReplayPlan,
     ReplayReport,
     Settings,
-    StatusRecord,
-    live_workers,
     plan_replay,
     replay,
 )
-from jobsearch.dedupe.report import run_outcomes
 from jobsearch.jobs import (
     DRAFT,
     EXPORT,
@@ -44,24 +32,14 @@ from jobsearch.jobs import (
     SEARCH,
     SOURCE,
     STAGES,
-    TRACKER,
     SearchJob,
     Stage,
-    TrackerJob,
 )
-from jobsearch.profile import ProfileError, load_profile
-from jobsearch.run.children import ServiceFailed, StageServices
-from jobsearch.run.display import Display
-from jobsearch.run.progress import Progress, follow_ledger, queues_idle, wait_drained
-from jobsearch.run.summary import (
-    CANNOT_RUN,
-    WATCHED,
-    RunSummary,
-    format_summary,
-    summarise,
-    timings_lines,
-)
-from jobsearch.settings import load_pipeline_settings
+from jobsearch.run.draft_command import add_draft_command
+from jobsearch.run.orchestra import Orchestra, conclude, new_run_id
+from jobsearch.run.owed import submit_owed_drafts
+from jobsearch.run.start import checked_profile
+from jobsearch.run.summary import CANNOT_RUN
 from jobsearch.store import Store
 from jobsearch.store.clock import utcnow_exact
 
@@ -69,179 +47,12 @@ log = structlog.get_logger("jobsearch.run")
 
 # The job type each stage's queue runs, for `replay --stage`.
 STAGE_JOB: dict[Stage, str] = {"fetch": SOURCE, "dedupe": LISTING_BATCH, "draft": DRAFT, "export": EXPORT}
-_TICK = 2.0
-# With --no-services, how often the run looks for a stage queue that waits and no worker serves.
-_UNSERVED_CHECK = 3.0
-
-
-def new_run_id() -> str:
-    """A run id that sorts by time: `20261130T101500-1a2b3c`."""
-    return f"{datetime.now(UTC):%Y%m%dT%H%M%S}-{secrets.token_hex(3)}"
-
-
-async def _first(*waits: Callable[[], Awaitable[Any]]) -> None:
-    """Wait until the first of `waits` returns; cancel the others."""
-    async with anyio.create_task_group() as tg:
-
-        async def one(wait: Callable[[], Awaitable[Any]]) -> None:
-            await wait()
-            tg.cancel_scope.cancel()
-
-        for wait in waits:
-            tg.start_soon(one, wait)
-
-
-async def _wait_settled(
-    publisher: Publisher, progress: Progress, job_id: str, on_retry: Callable[[str], None]
-) -> StatusRecord | None:
-    """The job's final ledger entry, from the follower (or a direct read, should its news be late).
-
-    `on_retry` hears each new error of the job while it is being retried (a locked tracker).
-    """
-    settled = progress.watch(job_id)
-    ledger = Ledger(await publisher.topology.status_kv(publisher.js))
-    told = ""
-    while True:
-        with anyio.move_on_after(_TICK):
-            await settled.wait()
-            return progress.records[job_id]
-        error = progress.errors.get(job_id, "")
-        if error and error != told:
-            on_retry(error)
-            told = error
-        try:
-            record, _ = await ledger.get(job_id)  # (None, 0): not written yet
-        except Exception:  # the server is away for now: ask again next tick
-            continue
-        if record is not None and record.state in ("succeeded", "dead", "cancelled"):
-            return record
-
-
-async def _refresh(display: Display, progress: Progress) -> None:
-    while True:
-        await progress.next_change().wait()
-        display.refresh()
-        await anyio.sleep(0.1)  # at most 10 redraws a second: the bars, not a synchronisation
-
-
-class Orchestra:
-    """One run's moving parts: the services, the ledger follower, the display, the store."""
-
-    def __init__(self, args: argparse.Namespace, settings: Settings, nc: NATS, run_id: str) -> None:
-        self.args = args
-        self.command: str = getattr(args, "command", None) or "run"  # `run` or `replay`
-        self.settings = settings
-        self.nc = nc
-        self.run_id = run_id
-        self.publisher = Publisher(nc, settings)
-        self.progress = Progress(WATCHED)
-        self.progress.keep_results = frozenset({SOURCE})
-        self.pipeline = load_pipeline_settings()
-        self.started = time.monotonic()
-        self.drafts_since: str | None = None  # a replay counts the drafts recorded since it began
-        self.tracker: dict[str, Any] | None = None
-        self.tracker_error: str | None = None
-        self.service_error: str | None = None
-        self.display: Display | None = None
-
-    async def run(self, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> RunSummary:
-        """Start everything, `submit` the work, wait for the drain and the tracker; summarise."""
-        subscription = await follow_ledger(self.publisher, self.progress)
-        for queue in QUEUES.values():
-            await self.publisher.topology.ensure_queue(self.publisher.js, queue)
-        display = self.display = Display(self.progress, sources=sources)
-        try:
-            async with anyio.create_task_group() as tg:
-                services = StageServices(
-                    [] if self.args.no_services else STAGES,
-                    concurrency=self.args.concurrency,
-                    on_restart=lambda stage, n: display.note(
-                        f"the {stage} service exited; restarted it ({n}); its jobs are redelivered"
-                    ),
-                )
-                async with services:
-                    with display:
-                        tg.start_soon(_refresh, display, self.progress)
-                        if self.args.no_services:
-                            tg.start_soon(self._warn_unserved, display)
-                        await submit()
-                        await _first(self._drain_and_render, services.failed.wait)
-                        self.service_error = services.failure
-                tg.cancel_scope.cancel()
-        finally:
-            await subscription.unsubscribe()
-        with Store.open(self.pipeline.db_path) as store:
-            numbers = store.run_numbers(self.run_id, drafts_since=self.drafts_since)
-        outcomes = run_outcomes(self.pipeline.db_path, self.run_id)
-        summary = summarise(
-            self.run_id,
-            time.monotonic() - self.started,
-            self.progress,
-            numbers,
-            self.tracker,
-            outcomes=outcomes,
-        )
-        summary.tracker_error = self.tracker_error
-        summary.service_error = self.service_error
-        return summary
-
-    async def _warn_unserved(self, display: Display) -> None:
-        """Say once per stage when its queue holds jobs and no live worker serves it.
-
-        With `--no-services` the run relies on services started elsewhere; a missing one would
-        otherwise look like a run that hangs.
-        """
-        told: set[str] = set()
-        while len(told) < len(STAGES):
-            await anyio.sleep(_UNSERVED_CHECK)  # a periodic look, not a synchronisation
-            served = {queue for beat in await live_workers(self.nc, self.settings) for queue in beat.queues}
-            for stage in STAGES:
-                queue = QUEUES[stage]
-                if queue in served or queue in told:
-                    continue
-                if not await queues_idle(self.publisher.js, self.publisher, [queue]):
-                    display.note(
-                        f"waiting: jobs are queued on {queue} and no live worker serves it "
-                        f"(start `jobsearch serve {stage}`)"
-                    )
-                    told.add(queue)
-
-    async def _drain_and_render(self) -> None:
-        await wait_drained(self.publisher, self.progress, [QUEUES[stage] for stage in STAGES])
-        job = await self.publisher.enqueue(
-            TRACKER,
-            TrackerJob(run_id=self.run_id),
-            queue=QUEUES["export"],
-            key=f"tracker:{self.run_id}",
-            max_attempts=30,
-            timeout=600.0,
-        )
-
-        def on_retry(error: str) -> None:
-            if self.display is not None:
-                self.display.note(f"tracker: {error.removeprefix('Retry: ')} (retrying)")
-
-        record = await _wait_settled(self.publisher, self.progress, job.id, on_retry)
-        if record is not None and record.state == "succeeded" and isinstance(record.result, dict):
-            self.tracker = record.result
-        else:
-            self.tracker_error = (record.error if record else None) or "the render job did not finish"
-
-
-def _print_summary(summary: RunSummary, *, timings: bool = False) -> None:
-    for line in format_summary(summary):
-        print(line)
-    if timings:
-        for line in timings_lines(summary):
-            print(line)
 
 
 async def cmd_run(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     """`jobsearch run --profile PROFILE`."""
-    try:
-        profile = load_profile(Path(args.profile))
-    except ProfileError as exc:
-        print(f"jobsearch run: {exc}", file=sys.stderr)
+    profile = checked_profile(args.profile, "run")
+    if profile is None:
         return CANNOT_RUN
     run_id = new_run_id()
     orchestra = Orchestra(args, settings, nc, run_id)
@@ -249,11 +60,18 @@ async def cmd_run(args: argparse.Namespace, settings: Settings, nc: NATS) -> int
         store.start_run(run_id, profile=str(Path(args.profile).resolve()))  # noqa: ASYNC240 - once, at start
 
     async def submit() -> None:
+        # First what earlier runs could not draft (a provider was down): repaired with no requeue.
+        owed = await submit_owed_drafts(orchestra.publisher, orchestra.pipeline.db_path, run_id, profile)
+        orchestra.drafts_owed = owed
+        if owed and orchestra.display is not None:
+            orchestra.display.note(
+                f"drafting {owed} listings whose drafts failed or waited in an earlier run"
+            )
         await orchestra.publisher.enqueue(
             SEARCH, SearchJob(run_id=run_id, profile=profile), queue=QUEUES["fetch"], key=f"search:{run_id}"
         )
 
-    return await _conclude(orchestra, submit, sources=len(profile.sources))
+    return await conclude(orchestra, submit, sources=len(profile.sources))
 
 
 async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
@@ -282,7 +100,7 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
         report = await replay(nc, settings, plan)
         log.info("run.replayed", replay_id=plan.replay_id, published=report.published, matched=report.matched)
 
-    return await _conclude(orchestra, submit)
+    return await conclude(orchestra, submit)
 
 
 def nothing_to_replay(stage: Stage, plan: ReplayPlan, report: ReplayReport) -> str:
@@ -305,51 +123,6 @@ def nothing_to_replay(stage: Stage, plan: ReplayPlan, report: ReplayReport) -> s
 
 def _utc(when: datetime) -> str:
     return when.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-async def _conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> int:
-    """Run, record the outcome in the store, print the summary; SIGINT/SIGTERM stop it cleanly
-    (the services hand back their jobs, the run is recorded `interrupted`)."""
-    outcome = "interrupted"
-    summary: RunSummary | None = None
-    stopped_by: list[int] = []
-    try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(_stop_on_signal, tg.cancel_scope, stopped_by)
-            summary = await orchestra.run(submit, sources=sources)
-            summary.command = orchestra.command
-            tg.cancel_scope.cancel()
-    except ServiceFailed as exc:
-        print(f"jobsearch: a stage service did not start: {exc}", file=sys.stderr)
-        outcome = "failed"
-        return CANNOT_RUN
-    finally:
-        with Store.open(orchestra.pipeline.db_path) as store:
-            if summary is not None:
-                outcome = "ok" if summary.exit_code == 0 else "failed"
-            store.finish_run(
-                orchestra.run_id,
-                outcome=outcome,
-                summary=msgspec.to_builtins(summary) if summary is not None else {},
-            )
-    if summary is None:
-        signum = stopped_by[0] if stopped_by else signal.SIGINT
-        print(
-            f"jobsearch: run {orchestra.run_id} stopped by {signal.Signals(signum).name}; what was "
-            "recorded is kept, and the jobs still queued run with the next `jobsearch run`",
-            file=sys.stderr,
-        )
-        return 128 + signum
-    _print_summary(summary, timings=getattr(orchestra.args, "timings", False))
-    return summary.exit_code
-
-
-async def _stop_on_signal(scope: anyio.CancelScope, stopped_by: list[int]) -> None:
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for signum in signals:
-            stopped_by.append(signum)
-            scope.cancel()
-            return
 
 
 def add_run_commands(sub: Any) -> None:
@@ -386,6 +159,7 @@ def add_run_commands(sub: Any) -> None:
     )
     _add_service_options(p)
     p.set_defaults(func=cmd_replay)
+    add_draft_command(sub, _add_service_options)
 
 
 def _add_service_options(p: argparse.ArgumentParser) -> None:

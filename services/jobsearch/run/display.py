@@ -52,7 +52,8 @@ def counts_line(progress: PipelineProgress) -> str:
     failed = sum(counts.dead for counts in c.values())
     return (
         f"fetched {fetched(progress)}  new {_new(progress)}  filtered {filtered}  "
-        f"drafted {c[DRAFT].succeeded}  exported {_exported(progress)}  failed {failed}"
+        f"drafted {_drafted(progress)}{_not_drafted(progress)}  exported {_exported(progress)}  "
+        f"failed {failed}"
     )
 
 
@@ -76,6 +77,7 @@ class Display:
         self._tasks: dict[str, object] = {}
         self._last_line = ""
         self._last_at = 0.0
+        self._told_waits: set[str] = set()
 
     @property
     def interactive(self) -> bool:
@@ -113,6 +115,7 @@ class Display:
 
     def refresh(self, *, force: bool = False) -> None:
         """Bring the bars (or the plain line, at most every 2 s unless forced) up to date."""
+        self._note_waits()
         if self.rich is not None:
             details = stage_details(self.progress)
             for stage, types in _STAGES:
@@ -131,14 +134,23 @@ class Display:
             print(line, file=self.stream, flush=True)  # one line each, never wrapped or styled
             self._last_line, self._last_at = line, now
 
+    def _note_waits(self) -> None:
+        # A draft job that waits for a provider says for what and until when, once per reason.
+        for job_id, error in list(self.progress.errors.items()):
+            reason = error.removeprefix("Retry: ")
+            if not reason.startswith("waiting: ") or self.progress.types.get(job_id) != DRAFT:
+                continue
+            if reason not in self._told_waits:
+                self._told_waits.add(reason)
+                self.note(f"draft: {reason}")
+
 
 def stage_details(progress: PipelineProgress) -> dict[str, str]:
     """The counts shown beside each bar."""
-    c = progress.counts
     details = {
         "fetch": f"fetched {fetched(progress)}",
         "dedupe": f"new {_new(progress)}  filtered {_filtered(progress)}",
-        "draft": f"drafted {c[DRAFT].succeeded}",
+        "draft": f"drafted {_drafted(progress)}{_not_drafted(progress)}",
         "export": f"exported {_exported(progress)}",
     }
     for stage, types in _STAGES:
@@ -163,6 +175,18 @@ def _new(progress: PipelineProgress) -> int:
 def _filtered(progress: PipelineProgress) -> int:
     # Postings whose listing the profile's filters drop (new ones, and dropped ones read again).
     return _outcome(progress, "filtered")
+
+
+def _drafted(progress: PipelineProgress) -> int:
+    # Listings drafted: a draft job that could not draft its listing succeeds too, saying so.
+    return progress.outcomes[f"{DRAFT}:outcome:drafted"]
+
+
+def _not_drafted(progress: PipelineProgress) -> str:
+    # Listings whose drafting failed or waits (recorded; the next run drafts them again).
+    failed = progress.outcomes[f"{DRAFT}:outcome:failed"]
+    waiting = progress.outcomes[f"{DRAFT}:outcome:waiting"]
+    return f" (not drafted {failed + waiting})" if failed + waiting else ""
 
 
 def _exported(progress: PipelineProgress) -> int:

@@ -21,6 +21,7 @@ from jobsearch.jobs import (
 )
 from jobsearch.run.progress import Progress
 from jobsearch.store import ProviderUsage, RunNumbers
+from jobsearch.store.records import Fallback
 
 OK = 0
 FAILED = 1
@@ -51,6 +52,13 @@ class RunSummary(msgspec.Struct, kw_only=True):
     listings_known: int = 0  # merged + unchanged (kept for summaries stored before)
     drafts: list[ProviderUsage] = []
     needs_review: int = 0
+    drafted_listings: int = 0
+    fallbacks: list[Fallback] = []
+    # Listings the run could not draft: `failed`, `waiting` (the next run drafts them again),
+    # and why; and how many listings owed a draft from earlier runs it drafted again.
+    draft_issues: dict[str, int] = {}
+    issue_reasons: dict[str, int] = {}
+    drafts_owed: int = 0
     failures: list[str] = []  # dead jobs (and other failures), one line each
     failed_jobs: int = 0
     tracker: str | None = None
@@ -62,8 +70,15 @@ class RunSummary(msgspec.Struct, kw_only=True):
 
     @property
     def exit_code(self) -> int:
-        """0 when nothing failed, else 1."""
-        failed = self.sources_failed or self.failed_jobs or self.tracker_error or self.service_error
+        """0 when nothing failed, else 1 (a listing that could not be drafted counts: it is kept,
+        and the next run drafts it, but the person should know today)."""
+        failed = (
+            self.sources_failed
+            or self.failed_jobs
+            or self.tracker_error
+            or self.service_error
+            or self.draft_issues.get("failed")
+        )
         return FAILED if failed else OK
 
     @property
@@ -113,6 +128,10 @@ def summarise(
     }
     summary.drafts = numbers.drafts
     summary.needs_review = numbers.needs_review
+    summary.drafted_listings = numbers.drafted_listings
+    summary.fallbacks = numbers.fallbacks
+    summary.draft_issues = numbers.draft_issues
+    summary.issue_reasons = numbers.issue_reasons
     dead = [record for record in progress.dead if record.type != SOURCE]
     summary.failed_jobs = len(dead)
     summary.failures = [
@@ -132,15 +151,7 @@ def format_summary(summary: RunSummary) -> list[str]:
     lines.append(f"  sources    {summary.sources_ok} ok{failed}")
     lines.extend(f"               failed: {line}" for line in summary.sources_failed)
     lines.append(listings_line(summary))
-    if summary.drafts:
-        by = ", ".join(f"{u.provider}/{u.model} {u.drafts}" for u in summary.drafts)
-        drafts = sum(u.drafts for u in summary.drafts)
-        lines.append(
-            f"  drafts     {drafts} ({by}); {summary.tokens:,} tokens, ${summary.cost_usd:.4f}"
-            + (f"; {summary.needs_review} need review" if summary.needs_review else "")
-        )
-    else:
-        lines.append("  drafts     0")
+    lines.extend(drafts_lines(summary))
     lines.append(f"  failed     {summary.failed_jobs} jobs")
     lines.extend(f"               {line}" for line in summary.failures[:_SHOWN_FAILURES])
     if len(summary.failures) > _SHOWN_FAILURES:
@@ -154,6 +165,44 @@ def format_summary(summary: RunSummary) -> list[str]:
         lines.append("             everything is in the database; `jobsearch export` writes it later")
     elif summary.tracker:
         lines.append(f"  tracker    {summary.tracker} ({summary.tracker_rows} listings)")
+    return lines
+
+
+def drafts_lines(summary: RunSummary) -> list[str]:
+    """The drafts a run wrote, by provider with how many need review; the fallbacks used; the
+    listings it could not draft and why.
+
+    ```
+      drafts     24 for 12 listings (offline/template-v2 24); 0 tokens, $0.0000; 3 need review (offline 3)
+                 24 by offline after openai failed: HTTP 500: overloaded (3 requests)
+                 not drafted: 6 listings, failed 6; the next run drafts them again
+                   failed: openai: HTTP 500: overloaded (3 requests) (6)
+    ```
+    """
+    lines = []
+    if summary.drafts:
+        by = ", ".join(f"{u.provider}/{u.model} {u.drafts}" for u in summary.drafts)
+        drafts = sum(u.drafts for u in summary.drafts)
+        listings = f" for {summary.drafted_listings} listings" if summary.drafted_listings else ""
+        line = f"  drafts     {drafts}{listings} ({by}); {summary.tokens:,} tokens, ${summary.cost_usd:.4f}"
+        if summary.needs_review:
+            review = ", ".join(f"{u.provider} {u.needs_review}" for u in summary.drafts if u.needs_review)
+            line += f"; {summary.needs_review} need review ({review})"
+        lines.append(line)
+    else:
+        lines.append("  drafts     0")
+    lines.extend(f"             {f.drafts} by {f.provider} after {f.after}" for f in summary.fallbacks)
+    if summary.drafts_owed:
+        lines.append(
+            f"             {summary.drafts_owed} listings owed a draft by earlier runs were drafted again"
+        )
+    not_drafted = sum(summary.draft_issues.values())
+    if not_drafted:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.draft_issues.items()))
+        lines.append(
+            f"             not drafted: {not_drafted} listings, {kinds}; the next run drafts them again"
+        )
+        lines.extend(f"               {why} ({n})" for why, n in list(summary.issue_reasons.items())[:5])
     return lines
 
 

@@ -13,9 +13,10 @@ from typing import Any
 
 import msgspec
 
-from jobsearch.jobs import Draft
+from jobsearch.jobs import Draft, DraftIssue
 from jobsearch.listing import MergedListing
 from jobsearch.store.clock import utcnow, utcnow_exact
+from jobsearch.store.drafting import clear_issue, record_issue
 from jobsearch.store.history import add_status, set_status
 from jobsearch.store.records import RecordedExport, Status
 
@@ -23,9 +24,18 @@ _JSON = msgspec.json.Encoder()
 
 
 def record_export(
-    conn: sqlite3.Connection, *, run_id: str, job_id: str, listing: MergedListing, drafts: Iterable[Draft]
+    conn: sqlite3.Connection,
+    *,
+    run_id: str,
+    job_id: str,
+    listing: MergedListing,
+    drafts: Iterable[Draft],
+    issue: DraftIssue | None = None,
 ) -> RecordedExport:
     """Record a listing (new or seen again), its sources and its drafts; idempotent per job id.
+
+    With no drafts and an `issue`, record why (`jobsearch.store.drafting`): the listing stays
+    `Saved`, its Review cell says so, and the next run drafts it again.
 
     A new listing starts `Drafted` when it comes with drafts, else `Saved`; a `Saved` listing
     that later gets drafts moves to `Drafted`. A status the person set is never changed. What
@@ -70,17 +80,21 @@ def record_export(
         cursor = conn.execute(
             "INSERT OR IGNORE INTO drafts (listing_id, step, text, provider, model, tokens_in,"
             " tokens_out, cost_usd, latency_ms, status, checks, origin, run_id, job_id, created_at,"
-            " recorded_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pipeline', ?, ?, ?, ?)",
+            " recorded_at, fell_over)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pipeline', ?, ?, ?, ?, ?)",
             (
                 listing.id, draft.step, draft.text, draft.provider, draft.model, draft.tokens_in,
                 draft.tokens_out, draft.cost_usd, draft.latency_ms, draft.status,
                 _JSON.encode(draft.checks).decode(), run_id, job_id,
                 (draft.created_at.isoformat(timespec="seconds") if draft.created_at else now),
-                utcnow_exact(),
+                utcnow_exact(), _JSON.encode(draft.fell_over).decode(),
             ),
         )  # fmt: skip
         added += cursor.rowcount
+    if added:
+        clear_issue(conn, listing.id)
+    elif issue is not None and not drafts:
+        record_issue(conn, listing.id, issue, run_id=run_id, job_id=job_id)
     if existing is not None and existing["status"] == "Saved" and added:
         set_status(conn, listing.id, "Drafted", "pipeline", "drafted", run_id, now)
     return RecordedExport(listing_id=listing.id, new=existing is None, drafts=added)

@@ -68,6 +68,11 @@ def read_back_notes(
     sheet, in_db = edit.notes, listing["notes"]
     if listing["notes_cell"] is not None and sheet == listing["notes_cell"]:
         return  # the cell is as we wrote it
+    if edit.notes_formula:
+        # Kept as the text the person typed (the next render writes it as text, not a formula).
+        report.problems.append(
+            f"row {edit.row} (ID {edit.listing_id}): the Notes cell held a formula; kept its text {sheet!r}"
+        )
     if sheet == in_db:
         return
     if listing["shown_notes"] is None or in_db == listing["shown_notes"]:

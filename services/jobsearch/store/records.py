@@ -53,6 +53,9 @@ class TrackerRow(msgspec.Struct, kw_only=True, frozen=True):
     connection_note: str = ""
     provider_model: str = ""
     notes: str = ""
+    # Empty when every current draft passed its checks; else what failed, in words, or why the
+    # listing has no draft yet (`jobsearch.store.drafting.review_text`).
+    review: str = ""
 
 
 class SheetEdit(msgspec.Struct, kw_only=True, frozen=True):
@@ -62,6 +65,7 @@ class SheetEdit(msgspec.Struct, kw_only=True, frozen=True):
     row: int
     status: str
     notes: str
+    notes_formula: bool = False  # the Notes cell held a formula: `notes` is its text
 
 
 class Conflict(msgspec.Struct, kw_only=True, frozen=True):
@@ -110,6 +114,15 @@ class ProviderUsage(msgspec.Struct, kw_only=True, frozen=True):
     tokens_in: int
     tokens_out: int
     cost_usd: float
+    needs_review: int = 0  # of `drafts`, those that failed their checks twice
+
+
+class Fallback(msgspec.Struct, kw_only=True, frozen=True):
+    """Drafts a later provider of the chain wrote because an earlier one failed."""
+
+    provider: str  # who wrote them
+    drafts: int
+    after: str  # "openai failed: HTTP 500: ..." (the most common reason)
 
 
 class RunNumbers(msgspec.Struct, kw_only=True, frozen=True):
@@ -119,6 +132,11 @@ class RunNumbers(msgspec.Struct, kw_only=True, frozen=True):
     listings_updated: int
     drafts: list[ProviderUsage]
     needs_review: int
+    drafted_listings: int = 0  # the listings those drafts are for
+    fallbacks: list[Fallback] = []
+    # Listings this run could not draft, by kind (`failed`, `waiting`), with the reasons counted.
+    draft_issues: dict[str, int] = {}
+    issue_reasons: dict[str, int] = {}
 
 
 class StoredDraft(msgspec.Struct, kw_only=True, frozen=True):
@@ -135,6 +153,7 @@ class StoredDraft(msgspec.Struct, kw_only=True, frozen=True):
     origin: str
     run_id: str | None
     created_at: datetime
+    fell_over: list[str] = []  # the providers that failed before this one wrote it, and why
 
     @property
     def failed_checks(self) -> list[Check]:
@@ -152,3 +171,4 @@ class ListingDetail(msgspec.Struct, kw_only=True, frozen=True):
     notes: str
     drafts: dict[Step, StoredDraft]
     history: list[StoredDraft]
+    review: str = ""  # what the Review column says (`jobsearch.store.drafting.review_text`)

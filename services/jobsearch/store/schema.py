@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 
-VERSION = 2
+VERSION = 3
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -85,11 +85,22 @@ CREATE TABLE IF NOT EXISTS drafts (
     job_id       TEXT,                      -- the export job that recorded it (idempotency)
     created_at   TEXT NOT NULL,             -- when the provider wrote it
     recorded_at  TEXT NOT NULL,             -- when the state of record got it
+    fell_over    TEXT NOT NULL DEFAULT '[]',-- JSON list: the providers that failed first, why (version 3)
     UNIQUE (job_id, step)
 );
 CREATE INDEX IF NOT EXISTS drafts_listing ON drafts(listing_id, step, id);
 CREATE INDEX IF NOT EXISTS drafts_run ON drafts(run_id);
 CREATE INDEX IF NOT EXISTS drafts_recorded ON drafts(recorded_at);
+CREATE TABLE IF NOT EXISTS draft_issues (   -- version 3: a listing whose drafting failed or waits
+    listing_id   TEXT PRIMARY KEY REFERENCES listings(id),
+    kind         TEXT NOT NULL,             -- failed | waiting
+    reason       TEXT NOT NULL,             -- in words, for the Review cell
+    attempts     INTEGER NOT NULL DEFAULT 1,-- the draft job's attempts made
+    retry_at     TEXT,                      -- when a waiting provider can be asked again
+    run_id       TEXT,
+    job_id       TEXT,
+    at           TEXT NOT NULL              -- when it was recorded (exact); a newer draft clears it
+);
 CREATE TABLE IF NOT EXISTS status_history (
     id          INTEGER PRIMARY KEY,
     listing_id  TEXT NOT NULL REFERENCES listings(id),
@@ -131,12 +142,13 @@ CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL
 """
 
 
-# Columns that version 2 added to a version 1 file.
+# Columns that later versions added to an older file (2: workplace..pay_note; 3: fell_over).
 _ADDED = (
     ("listings", "workplace", "TEXT"),
     ("listings", "revision", "INTEGER NOT NULL DEFAULT 0"),
     ("listings", "changed_at", "TEXT"),
     ("listings", "pay_note", "TEXT"),
+    ("drafts", "fell_over", "TEXT NOT NULL DEFAULT '[]'"),
 )
 
 

@@ -20,9 +20,18 @@ from typing import Any
 import msgspec
 
 from jobsearch.db import immediate, open_db_retrying
-from jobsearch.jobs import STEPS, Check, Draft, Step
+from jobsearch.jobs import STEPS, Check, Draft, DraftIssue, Step
 from jobsearch.listing import MergedListing, Salary, SourceRef
 from jobsearch.store.clock import utcnow, utcnow_exact
+from jobsearch.store.drafting import (
+    CURRENT_DRAFTS,
+    current_checks,
+    issues,
+    owed_drafts,
+    record_issue,
+    review_text,
+    undrafted,
+)
 from jobsearch.store.errors import AmbiguousListing, InvalidStatus, UnknownListing
 from jobsearch.store.exports import record_export
 from jobsearch.store.history import set_notes, set_status
@@ -31,7 +40,6 @@ from jobsearch.store.records import (
     STATUSES,
     EditReport,
     ListingDetail,
-    ProviderUsage,
     RecordedExport,
     RunNumbers,
     RunRecord,
@@ -42,6 +50,7 @@ from jobsearch.store.records import (
     TrackerRow,
     parse_status,
 )
+from jobsearch.store.runs import run_numbers
 from jobsearch.store.schema import migrate
 
 _JSON = msgspec.json.Encoder()
@@ -49,8 +58,7 @@ _SALARY = msgspec.json.Decoder(Salary)
 _STRINGS = msgspec.json.Decoder(list[str])
 _SUMMARY = msgspec.json.Decoder(dict[str, Any])
 _CHECKS = msgspec.json.Decoder(list[Check])
-# The id of each listing's current draft of each step: the newest row (a person's edit, or the pipeline's).
-_CURRENT_DRAFTS = "SELECT listing_id, step, max(id) AS id FROM drafts GROUP BY listing_id, step"
+_CURRENT_DRAFTS = CURRENT_DRAFTS
 
 
 class Store:
@@ -98,11 +106,33 @@ class Store:
     # -- the export stage -------------------------------------------------------------------
 
     def record_export(
-        self, *, run_id: str, job_id: str, listing: MergedListing, drafts: Iterable[Draft]
+        self,
+        *,
+        run_id: str,
+        job_id: str,
+        listing: MergedListing,
+        drafts: Iterable[Draft],
+        issue: DraftIssue | None = None,
     ) -> RecordedExport:
         """`jobsearch.store.exports.record_export` in a transaction of its own."""
         with self._write() as conn:
-            return record_export(conn, run_id=run_id, job_id=job_id, listing=listing, drafts=drafts)
+            return record_export(
+                conn, run_id=run_id, job_id=job_id, listing=listing, drafts=drafts, issue=issue
+            )
+
+    def record_draft_issue(self, listing_id: str, issue: DraftIssue, *, run_id: str, job_id: str) -> bool:
+        """Record why a listing has no draft (`jobsearch.store.drafting.record_issue`); False when
+        the listing is not here, or has drafts."""
+        with self._write() as conn:
+            if conn.execute("SELECT 1 FROM listings WHERE id = ?", (listing_id,)).fetchone() is None:
+                return False
+            return record_issue(conn, listing_id, issue, run_id=run_id, job_id=job_id)
+
+    def owed_drafts(self, *, missing: bool = False) -> list[MergedListing]:
+        """The listings owed a draft (drafting failed or waits; with `missing`, every `Saved`
+        listing with no draft at all), oldest first, as merged listings to draft."""
+        ids = undrafted(self.conn) if missing else owed_drafts(self.conn)
+        return [self.merged_listing(listing_id) for listing_id in ids]
 
     # -- statuses and notes -----------------------------------------------------------------
 
@@ -189,13 +219,16 @@ class Store:
         """
         row = self._listing_row(listing_id)
         history = self.draft_history(listing_id)
+        current = _current(history)
+        steps: dict[Step, tuple[str, list[Check]]] = {d.step: (d.status, d.checks) for d in current.values()}
         return ListingDetail(
             listing=self._merged(row),
             status=parse_status(row["status"]) or "Saved",
             status_at=datetime.fromisoformat(row["status_at"]),
             notes=row["notes"],
-            drafts=_current(history),
+            drafts=current,
             history=history,
+            review=review_text(steps, issues(self.conn, [listing_id]).get(listing_id)),
         )
 
     def _listing_row(self, listing_id: str) -> sqlite3.Row:
@@ -318,7 +351,7 @@ class Store:
         """Every listing as a tracker row, newest found first, with its current drafts."""
         current: dict[str, dict[str, sqlite3.Row]] = {}
         for row in self.conn.execute(
-            "SELECT d.listing_id, d.step, d.text, d.provider, d.model FROM drafts d"
+            "SELECT d.listing_id, d.step, d.text, d.provider, d.model, d.fell_over FROM drafts d"
             f" JOIN ({_CURRENT_DRAFTS}) c ON d.id = c.id"
         ):
             current.setdefault(row["listing_id"], {})[row["step"]] = row
@@ -337,6 +370,7 @@ class Store:
             if row["source"] not in names:
                 names.append(row["source"])
             postings.setdefault(row["listing_id"], []).append(_source_ref(row))
+        checks, waits = current_checks(self.conn), issues(self.conn)
         return [
             TrackerRow(
                 listing_id=row["id"],
@@ -347,6 +381,7 @@ class Store:
                 updated=datetime.fromisoformat(row["changed_at"]).date() if row["changed_at"] else None,
                 status=parse_status(row["status"]) or "Saved",
                 notes=row["notes"],
+                review=review_text(checks.get(row["id"]), waits.get(row["id"])),
             )
             for row in self.conn.execute(
                 "SELECT id, company, title, locations, remote, salary, url, posted_at, workplace, pay_note,"
@@ -428,38 +463,8 @@ class Store:
         )
 
     def run_numbers(self, run_id: str, *, drafts_since: str | None = None) -> RunNumbers:
-        """What a run added: new and updated listings, drafts by provider with tokens and cost.
-
-        Drafts count by the run id their jobs carry; with `drafts_since` (an ISO time), by when
-        they were recorded instead (a replay re-drafts jobs that carry their first run's id).
-        """
-        new = self.conn.execute("SELECT count(*) FROM listings WHERE first_run_id = ?", (run_id,)).fetchone()[
-            0
-        ]
-        updated = self.conn.execute(
-            "SELECT count(*) FROM listings WHERE last_run_id = ? AND first_run_id != ?", (run_id, run_id)
-        ).fetchone()[0]
-        which, value = ("recorded_at >= ?", drafts_since) if drafts_since else ("run_id = ?", run_id)
-        usage = [
-            ProviderUsage(
-                provider=row["provider"],
-                model=row["model"],
-                drafts=row["n"],
-                tokens_in=row["tin"],
-                tokens_out=row["tout"],
-                cost_usd=row["cost"],
-            )
-            for row in self.conn.execute(
-                "SELECT provider, model, count(*) AS n, sum(tokens_in) AS tin, sum(tokens_out) AS tout,"
-                f" sum(cost_usd) AS cost FROM drafts WHERE {which} GROUP BY provider, model"
-                " ORDER BY provider, model",
-                (value,),
-            )
-        ]
-        review = self.conn.execute(
-            f"SELECT count(*) FROM drafts WHERE {which} AND status = 'needs_review'", (value,)
-        ).fetchone()[0]
-        return RunNumbers(listings_new=new, listings_updated=updated, drafts=usage, needs_review=review)
+        """What a run added (`jobsearch.store.runs.run_numbers`)."""
+        return run_numbers(self.conn, run_id, drafts_since=drafts_since)
 
 
 def _iso(value: date | None) -> str | None:
@@ -509,13 +514,20 @@ def _with_drafts(row: TrackerRow, steps: dict[str, sqlite3.Row] | None) -> Track
     """A summary row with the texts of its current drafts and the provider/models that wrote them."""
     if not steps:
         return row
-    used = sorted({f"{d['provider']}/{d['model']}" for d in steps.values()})
+    used = sorted({_provider_cell(d) for d in steps.values()})
     return msgspec.structs.replace(
         row,
         cover_letter=steps["cover_letter"]["text"] if "cover_letter" in steps else "",
         connection_note=steps["connection_note"]["text"] if "connection_note" in steps else "",
         provider_model=", ".join(used),
     )
+
+
+def _provider_cell(draft: sqlite3.Row) -> str:
+    """`offline/template-v2 (after openai failed: HTTP 500 ...)`: a fallback is never silent."""
+    cell = f"{draft['provider']}/{draft['model']}"
+    fell_over = _STRINGS.decode(draft["fell_over"] or "[]")
+    return f"{cell} (after {'; '.join(fell_over)})" if fell_over else cell
 
 
 def _current(history: Iterable[StoredDraft]) -> dict[Step, StoredDraft]:
@@ -535,4 +547,5 @@ def _stored_draft(row: sqlite3.Row) -> StoredDraft:
         origin=row["origin"],
         run_id=row["run_id"],
         created_at=datetime.fromisoformat(row["created_at"]),
+        fell_over=_STRINGS.decode(row["fell_over"] or "[]"),
     )

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
-import signal
 import sys
 from pathlib import Path
 from typing import Any
 
 from jobsearch.settings import load_pipeline_settings
+from jobsearch.stdout import closed_pipe
 from jobsearch.store import STATUSES, Store, StoreError, UnknownListing
+from jobsearch.store.drafting import issue_counts, review_counts
 from jobsearch.tracker import TrackerError, TrackerReport, export_csv, export_tracker, write_csv
 
 
@@ -63,10 +63,7 @@ def _csv_to_stdout(store: Store) -> int:
             data = data[sys.stdout.buffer.write(data) :]
         sys.stdout.buffer.flush()
     except BrokenPipeError:  # `jobsearch export --csv - | head`: the reader has what it wanted
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's own flush at exit stays quiet
-        os.close(devnull)
-        return 128 + signal.SIGPIPE
+        return closed_pipe()
     print(f"csv: standard output ({len(rows)} listings)", file=sys.stderr)
     return 0
 
@@ -102,10 +99,17 @@ def cmd_status(args: argparse.Namespace) -> int:
     with Store.open(paths.db_path) as store:
         counts = store.counts_by_status()
         run = store.last_run()
+        review, issues = review_counts(store.conn), issue_counts(store.conn)
     total = sum(counts.values())
     print(f"listings: {total}  ({paths.db_path})")
     for status in STATUSES:
         print(f"  {status:<10} {counts[status]}")
+    if review:
+        by = ", ".join(f"{provider} {n}" for provider, n in review.items())
+        print(f"drafts that need review: {sum(review.values())} ({by}); the Review column says why")
+    if issues:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in issues.items())
+        print(f"listings not drafted yet: {sum(issues.values())} ({kinds}); the next run drafts them again")
     if run is None:
         print("last run: none")
     else:

@@ -36,6 +36,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("Found", "date", 12),
     Column("Updated", "date", 12),
     Column("Status", "status", 12),
+    Column("Review", "long", 40),
     Column("Cover letter", "long", 70),
     Column("Connection note", "long", 45),
     Column("Provider/model", "text", 22),
@@ -43,6 +44,9 @@ COLUMNS: tuple[Column, ...] = (
 )
 HEADERS = tuple(column.header for column in COLUMNS)
 NOTES = HEADERS.index("Notes")
+REVIEW = HEADERS.index("Review")
+# The cells a draft that needs review marks (besides its Review cell).
+DRAFT_CELLS = frozenset(HEADERS.index(name) for name in ("Cover letter", "Connection note", "Provider/model"))
 
 Value = str | date | None
 
@@ -80,6 +84,7 @@ def row_values(row: TrackerRow) -> list[Value]:
         row.found,
         row.updated,
         row.status,
+        safe_text(row.review),
         safe_text(row.cover_letter),
         safe_text(row.connection_note),
         safe_text(row.provider_model),

@@ -30,7 +30,7 @@ from jobsearch.llm import PROVIDERS
 from jobsearch.profile import Profile
 from jobsearch.store import STATUSES, InvalidStatus, Store, UnknownListing
 from jobsearch.tracker.sheet import salary_text
-from jobsearch.ui.table import SORT_KEYS, Filters, listing_rows
+from jobsearch.ui.table import REVIEW_FILTERS, SORT_KEYS, Filters, ReviewFilter, listing_rows
 
 T = TypeVar("T")
 HERE = Path(__file__).parent
@@ -88,6 +88,13 @@ def _render(request: Request, name: str, status_code: int = 200, **context: Any)
     return _pages.TemplateResponse(request, name, context, status_code=status_code)
 
 
+def _review_filter(value: str) -> ReviewFilter:
+    for known in REVIEW_FILTERS:
+        if value == known:
+            return known
+    return ""
+
+
 def _filters(request: Request) -> Filters:
     q = request.query_params
     sort = q.get("sort", "found")
@@ -97,6 +104,7 @@ def _filters(request: Request) -> Filters:
         since = None
     return Filters(
         status=q.get("status", "") if q.get("status", "") in STATUSES else "",
+        review=_review_filter(q.get("review", "")),
         company=q.get("company", "").strip(),
         board=q.get("board", "").strip(),
         found_since=since,
@@ -136,7 +144,7 @@ async def listing(request: Request) -> Response:
     except UnknownListing as exc:
         return _render(request, "message.html", status_code=404, text=str(exc))
     return _render(request, "listing.html", d=detail, listing_id=listing_id, drafts=detail.drafts,
-                   history=detail.history, statuses=statuses,
+                   history=detail.history, statuses=statuses, review=detail.review,
                    redraft=await _redraft_state(review, listing_id),
                    saved=request.query_params.get("saved", ""))  # fmt: skip
 
@@ -154,10 +162,10 @@ async def drafts_fragment(request: Request) -> Response:
     listing_id = request.path_params["listing_id"]
     review = _review(request)
     try:
-        drafts = await review.run(lambda s: s.current_drafts(listing_id))
+        detail = await review.run(lambda s: s.listing(listing_id))
     except UnknownListing as exc:
         raise HTTPException(404, str(exc)) from None
-    return _render(request, "_drafts.html", listing_id=listing_id, drafts=drafts,
+    return _render(request, "_drafts.html", listing_id=listing_id, drafts=detail.drafts, review=detail.review,
                    redraft=await _redraft_state(review, listing_id))  # fmt: skip
 
 

@@ -17,6 +17,10 @@ from jobsearch.salary import annualised
 from jobsearch.store import STATUSES, Store, TrackerRow
 
 SortKey = Literal["found", "company", "title", "status", "posted", "location", "salary"]
+# The Review filter: `needs` (the Review cell says something: a draft failed its checks, or none
+# could be written), `failed` (no draft: drafting failed or waits), `ok` (drafted, every check passed).
+ReviewFilter = Literal["", "needs", "failed", "ok"]
+REVIEW_FILTERS: tuple[ReviewFilter, ...] = ("", "needs", "failed", "ok")
 SORT_KEYS: tuple[SortKey, ...] = ("found", "company", "title", "status", "posted", "location", "salary")
 
 
@@ -39,6 +43,7 @@ class Filters(msgspec.Struct, kw_only=True, frozen=True):
     board: str = ""
     found_since: date | None = None
     text: str = ""
+    review: ReviewFilter = ""
     sort: SortKey = "found"
     descending: bool = True
 
@@ -58,6 +63,7 @@ def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[l
             or (filters.board and filters.board not in listing_boards)
             or (filters.found_since and row.found < filters.found_since)
             or (matching is not None and row.listing_id not in matching)
+            or not _review_passes(filters.review, row, row.listing_id in drafts)
         ):
             continue
         rows.append(
@@ -71,6 +77,16 @@ def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[l
         )
     rows.sort(key=lambda r: _SORTS[filters.sort](r.row), reverse=filters.descending)
     return rows[:limit], len(rows)
+
+
+def _review_passes(wanted: ReviewFilter, row: TrackerRow, drafted: bool) -> bool:
+    if wanted == "needs":
+        return bool(row.review)
+    if wanted == "failed":
+        return bool(row.review) and not drafted
+    if wanted == "ok":
+        return drafted and not row.review
+    return True
 
 
 def _salary_top(row: TrackerRow) -> float:
@@ -89,4 +105,4 @@ _SORTS: dict[SortKey, Callable[[TrackerRow], tuple[object, ...]]] = {
     "salary": lambda r: (_salary_top(r), r.company.casefold()),
 }
 
-__all__ = ["SORT_KEYS", "Filters", "ListingRow", "listing_rows"]
+__all__ = ["REVIEW_FILTERS", "SORT_KEYS", "Filters", "ListingRow", "ReviewFilter", "listing_rows"]
