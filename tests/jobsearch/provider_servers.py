@@ -13,6 +13,7 @@ import contextlib
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -87,6 +88,7 @@ class ProviderServer:
         self.max_in_flight = 0
         self.hold_until_in_flight: int | None = None
         self.down: set[str] = set()  # providers answering every request with 503 (an outage)
+        self.hang: dict[str, float] = {}  # providers that answer only after this many seconds
         self._lock = threading.Condition()
         server = self
 
@@ -164,6 +166,8 @@ class ProviderServer:
             if self.hold_until_in_flight is not None:
                 self._lock.wait_for(lambda: self.in_flight >= (self.hold_until_in_flight or 0), timeout=2)
         try:
+            if provider in self.hang:
+                time.sleep(self.hang[provider])  # a provider that hangs past the client's timeout
             if problem is not None:
                 return problem
             if fault is not None:

@@ -129,3 +129,47 @@ def test_an_outage_keeps_every_listing_and_the_next_run_drafts_them(
     third = jobsearch("run", "--profile", str(profile))
     assert third.returncode == 0, third.stdout + third.stderr
     assert "drafts     0" in third.stdout  # nothing owed any more
+
+
+@pytest.mark.parametrize(
+    ("fault", "review", "code"),
+    [
+        ("hangs", r"draft failed after \d attempts: openai: no answer within 0\.3s", 1),
+        ("garbage", r"draft failed after \d attempts: openai: HTTP 200 body is not JSON", 1),
+        ("limits", r"draft waiting: openai: asked to retry at \d\d:\d\d:\d\d UTC \(HTTP 429", 0),
+    ],
+)
+def test_every_kind_of_provider_failure_keeps_the_listings_and_says_why(
+    *,
+    tmp_path: Path,
+    data_dir: Path,
+    providers: ProviderServer,
+    monkeypatch: pytest.MonkeyPatch,
+    fault: str,
+    review: str,
+    code: int,
+) -> None:
+    """A provider that hangs past LLM_TIMEOUT, answers garbage, or asks to be called again in an
+    hour: every kept listing is in the tracker, Saved, with the reason in its Review cell, and the
+    summary counts them (a wait is not a failure: the run exits 0 and says what it waits for)."""
+    if fault == "hangs":
+        providers.hang["openai"] = 3.0
+        monkeypatch.setenv("LLM_TIMEOUT", "0.3")
+    elif fault == "garbage":
+        providers.fail("openai", *[Fault(200, b"<html>upstream error</html>")] * 10_000)
+    else:
+        slow_down = Fault(429, {"error": {"message": "Rate limit reached"}}, {"retry-after": "3600"})
+        providers.fail("openai", *[slow_down] * 10_000)
+    result = jobsearch("run", "--profile", str(profile_with(tmp_path)))
+    assert result.returncode == code, result.stdout + result.stderr
+    kept = {item.listing.id for item in read_listings(data_dir / "jobsearch.sqlite")}
+    rows = {row["ID"]: row for row in sheet_rows(data_dir / "tracker.xlsx")}
+    assert set(rows) == kept
+    for row in rows.values():
+        assert row["Status"] == "Saved"
+        assert re.match(review, str(row["Review"])), row["Review"]
+    kind = "waiting" if fault == "limits" else "failed"
+    assert f"not drafted: {len(kept)} listings, {kind} {len(kept)}" in result.stdout
+    assert "failed     0 jobs" in result.stdout
+    if fault == "limits":
+        assert len(providers.to("openai")) <= 4  # paused for the stage, not asked per listing

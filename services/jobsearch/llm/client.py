@@ -3,7 +3,8 @@
 One client per service process: it owns the HTTP connection pool, each provider's limits and each
 provider's pause, so every job of the service shares them. A provider that named a wait is paused
 for every call (`jobsearch.llm.pause`): a call waits the pause out when it ends within the call's
-`wait_budget`, else skips that provider without a request. A provider that is out of quota, down
+`wait_budget`, else skips that provider without a request. A provider that failed as down several
+calls in a row is skipped for a while too (`jobsearch.llm.breaker`). A provider that is out of quota, down
 after its retries, answering in a shape we cannot read, refusing the request, or paused past the
 budget hands the call to the next provider of the chain; when none is left, `AllProvidersFailed`
 says why for each.
@@ -24,7 +25,8 @@ from jobsearch.jobs import Step
 from jobsearch.llm import spans
 from jobsearch.llm._transport import HttpProvider, Provider, reply_cost
 from jobsearch.llm.anthropic import Anthropic
-from jobsearch.llm.errors import AllProvidersFailed, LlmConfigError, ProviderError
+from jobsearch.llm.breaker import Breaker
+from jobsearch.llm.errors import AllProvidersFailed, BadResponse, LlmConfigError, ProviderDown, ProviderError
 from jobsearch.llm.gemini import Gemini
 from jobsearch.llm.limits import Clock, LoopClock, ProviderLimits
 from jobsearch.llm.messages import Completion, LlmRequest, Material, Reply
@@ -67,6 +69,7 @@ class LlmClient:
         self.tracer = tracer or spans.llm_tracer()
         self.providers: dict[str, Provider] = {"offline": Offline()}
         self._pauses: dict[str, Pause] = {}
+        self._breaker = Breaker(self._clock)
         for name, provider in settings.providers.items():
             cls = _HTTP_PROVIDERS.get(provider.name)
             if cls is None:
@@ -139,10 +142,17 @@ class LlmClient:
             impl = self.providers.get(target.provider)
             if impl is None:  # routed providers are built at start; this is a pinned, unset one
                 raise LlmConfigError(f"provider {target.provider!r} is not configured")
+            skipped = self._breaker.check(target.provider)
+            if skipped is not None:
+                failures.append(skipped)
+                log.warning("llm.skipped", step=step, provider=target.provider, reason=skipped.message)
+                continue
             started = time.perf_counter()
             try:
                 reply = await self._ask(impl, target, request, deadline)
             except ProviderError as exc:
+                if isinstance(exc, ProviderDown | BadResponse):
+                    self._breaker.failed(target.provider, exc.message)
                 failures.append(exc)
                 log.warning(
                     "llm.fell_over" if target is not chain[-1] else "llm.failed",
@@ -153,6 +163,7 @@ class LlmClient:
                     reason=exc.message,
                 )
                 continue
+            self._breaker.answered(target.provider)
             return Completion(
                 text=reply.text,
                 provider=target.provider,
