@@ -77,8 +77,12 @@ def clear_issue(conn: sqlite3.Connection, listing_id: str) -> None:
 
 def issues(conn: sqlite3.Connection, listing_ids: Iterable[str] | None = None) -> dict[str, StoredIssue]:
     """Every listing's issue (or those of `listing_ids`), by listing id."""
-    rows = conn.execute("SELECT * FROM draft_issues").fetchall()
-    wanted = set(listing_ids) if listing_ids is not None else None
+    if listing_ids is None:
+        rows = conn.execute("SELECT * FROM draft_issues").fetchall()
+    else:
+        wanted = list(listing_ids)
+        marks = ", ".join("?" * len(wanted))
+        rows = conn.execute(f"SELECT * FROM draft_issues WHERE listing_id IN ({marks})", wanted).fetchall()
     return {
         row["listing_id"]: StoredIssue(
             listing_id=row["listing_id"],
@@ -90,7 +94,6 @@ def issues(conn: sqlite3.Connection, listing_ids: Iterable[str] | None = None) -
             at=row["at"],
         )
         for row in rows
-        if wanted is None or row["listing_id"] in wanted
     }
 
 

@@ -323,15 +323,18 @@ class Store:
         """The listings whose current draft of some step failed its checks twice."""
         return {listing for listing, states in self.draft_states().items() if "needs_review" in states}
 
-    def draft_states(self) -> dict[str, set[str]]:
+    def draft_checks(self) -> dict[str, dict[Step, tuple[str, list[Check]]]]:
+        """Each drafted listing's current draft of each step: its status and checks, without the texts."""
+        return current_checks(self.conn)
+
+    def draft_states(
+        self, checks: dict[str, dict[Step, tuple[str, list[Check]]]] | None = None
+    ) -> dict[str, set[str]]:
         """The statuses of each listing's current drafts (`ok`, `needs_review`), for listings with
-        any draft: whether a listing is drafted, without reading the texts."""
-        states: dict[str, set[str]] = {}
-        for row in self.conn.execute(
-            f"SELECT d.listing_id, d.status FROM drafts d JOIN ({_CURRENT_DRAFTS}) c ON d.id = c.id"
-        ):
-            states.setdefault(row["listing_id"], set()).add(row["status"])
-        return states
+        any draft: whether a listing is drafted, without reading the texts (from `checks`, the
+        `draft_checks` a caller already read, when given)."""
+        checks = self.draft_checks() if checks is None else checks
+        return {listing: {status for status, _ in steps.values()} for listing, steps in checks.items()}
 
     def matching(self, text: str) -> set[str]:
         """The listings whose title, company, description, notes or locations contain `text`
@@ -357,7 +360,9 @@ class Store:
             current.setdefault(row["listing_id"], {})[row["step"]] = row
         return [_with_drafts(row, current.get(row.listing_id)) for row in self.summary_rows()]
 
-    def summary_rows(self) -> list[TrackerRow]:
+    def summary_rows(
+        self, *, checks: dict[str, dict[Step, tuple[str, list[Check]]]] | None = None
+    ) -> list[TrackerRow]:
         """Every listing as a tracker row without its drafts, newest found first (the review
         page's table, refreshed every few seconds, reads neither descriptions nor draft texts)."""
         sources: dict[str, list[str]] = {}
@@ -370,7 +375,8 @@ class Store:
             if row["source"] not in names:
                 names.append(row["source"])
             postings.setdefault(row["listing_id"], []).append(_source_ref(row))
-        checks, waits = current_checks(self.conn), issues(self.conn)
+        checks = self.draft_checks() if checks is None else checks
+        waits = issues(self.conn)
         return [
             TrackerRow(
                 listing_id=row["id"],

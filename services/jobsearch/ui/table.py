@@ -52,10 +52,11 @@ def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[l
     """The rows that pass `filters`, in their order (at most `limit`), and how many passed."""
     boards = store.boards_by_listing()
     new = store.new_listing_ids()
-    drafts = store.draft_states()
+    checks = store.draft_checks()  # read once: the states below and the rows' Review text
+    drafts = store.draft_states(checks)
     matching = store.matching(filters.text) if filters.text.strip() else None
     rows = []
-    for row in store.summary_rows():
+    for row in store.summary_rows(checks=checks):
         listing_boards = boards.get(row.listing_id, [])
         if (
             (filters.status and row.status != filters.status)
