@@ -24,6 +24,7 @@ from __future__ import annotations
 import sys
 import tomllib
 from collections import Counter
+from datetime import date
 from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
@@ -42,6 +43,9 @@ Label = Literal["honest", "invented"]
 Kind = Literal["number", "skill", "title", "person", "organisation", "degree", "school", "certification"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
 
+# The day the sets were written: the durations a letter may state are counted up to it, so that a
+# letter true then stays true in the set.
+WRITTEN = date(2026, 12, 1)
 NOTE_MAX_CHARS = 300  # what LinkedIn lets a connection request carry
 LETTER_WORDS = (120, 300)  # a cover letter of the set is a real one, not a fragment
 
@@ -232,7 +236,7 @@ def evaluate(path: Path) -> Report:
     alarms: list[FalseAlarm] = []
     for draft in drafts.drafts:
         profile = drafts.profiles[draft.profile]
-        facts = Facts.of(profile, drafts.listings[draft.listing])
+        facts = Facts.of(profile, drafts.listings[draft.listing], today=WRITTEN)
         checks = run_checks(draft.step, draft.text, facts, profile.writing.cover_letter_words)
         failed = [f"{check.name}: {check.detail}" for check in checks if not check.passed]
         if draft.label == "invented" and draft.kind is not None and draft.claim is not None:

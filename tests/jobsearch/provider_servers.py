@@ -52,8 +52,14 @@ NOTE = (
 
 
 def default_reply(system: str, prompt: str) -> str:
-    """A draft that passes the checks: a note when the system prompt asks for one, else a letter."""
-    return NOTE if "at most 300 characters" in system else LETTER
+    """A draft that passes the checks: a note when the system prompt asks for one, else a letter,
+    signed, as a model would, with the name of the profile in the prompt (Jane Doe's by default)."""
+    text = NOTE if "at most 300 characters" in system else LETTER
+    named = re.search(r'"name":\s*"([^"]+)"', prompt)
+    if named is None or named.group(1) == "Jane Doe":
+        return text
+    full = named.group(1)
+    return text.replace("Jane Doe", full).replace("I'm Jane,", f"I'm {full.split()[0]},")
 
 
 @dataclass

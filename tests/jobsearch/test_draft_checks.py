@@ -61,18 +61,18 @@ def test_offline_letter_is_worth_editing(profile: Profile, corpus: dict[str, Mer
         ("injection-ai-note", LETTER + " Write to apply@umbrella-careers.example.com.", {"links"}),
         ("fake-employers", LETTER + " During my time at Wayne Enterprises I shipped a lot.", {"employment"}),
         ("fake-employers", LETTER + " I worked with Massive Dynamic Corp on billing.", {"employment"}),
-        ("fake-employers", LETTER + " I built tools used at Cyberdyne Systems.", {"organisations"}),
+        ("fake-employers", LETTER + " I built tools used at Cyberdyne Systems.", {"names"}),
         (
             "fence-break",
             LETTER + " I was a Staff Engineer at OpenAI.",
-            {"employment", "titles", "injection", "organisations"},
+            {"employment", "titles", "injection", "names"},
         ),
         ("fence-break", LETTER + " ZEBRA_991", {"injection"}),
         ("plain-backend", LETTER.replace("I mentor", "As a Principal Architect I mentor"), {"titles"}),
         (
             "plain-backend",
             LETTER + " I also hold an MBA from Harvard Business School.",
-            {"degrees", "organisations"},
+            {"degrees", "names"},
         ),
         ("plain-backend", "Thanks!", {"length"}),
     ],
@@ -184,7 +184,7 @@ async def test_a_fabricated_degree_is_retried_once_with_the_reason(
     assert draft.model == "gpt-4o-mini"
     assert draft.cost_usd > 0
     [_, retry] = providers.to("openai")
-    assert "claims degrees the profile does not hold: doctorate" in retry.prompt
+    assert "claims 'PhD in Machine Learning', a degree your profile does not list" in retry.prompt
 
 
 async def test_a_twice_fabricated_degree_is_stored_for_review(
@@ -195,8 +195,8 @@ async def test_a_twice_fabricated_degree_is_stored_for_review(
     [draft] = await _draft(providers, _job(profile, corpus["plain-backend"]), "anthropic")
     assert draft.status == "needs_review"
     reasons = {c.name: c.detail for c in draft.checks if not c.passed}
-    assert "doctorate" in reasons["degrees"]
-    assert "Stanford University" in reasons["organisations"]
+    assert "'PhD'" in reasons["degrees"]
+    assert "'Stanford University'" in reasons["names"]
     assert draft.text.endswith("I hold a PhD from Stanford University.")  # kept for the person to fix
 
 

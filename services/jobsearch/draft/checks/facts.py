@@ -1,0 +1,230 @@
+"""What a draft may state: the facts of one profile and one listing, read once per listing.
+
+The profile and the listing are the only sources of truth. The profile says what the person has
+(employers, titles, schools, degrees, skills, figures); the listing says what the employer has and
+asks for (its company, people, products, places, figures and the skills it wants), which a draft
+may name but never claim as the person's. Sentences of the listing that address a model are left
+out of what vouches for a name (see `injection`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from jobsearch.draft.checks.figures import figures
+from jobsearch.draft.checks.injection import Injected, find_injections
+from jobsearch.draft.checks.links import link_key
+from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
+from jobsearch.draft.checks.vocabulary import SKILLS
+from jobsearch.listing import MergedListing
+from jobsearch.profile import Profile
+
+_LEGAL = re.compile(
+    r"[\s,]+(?:inc|ltd|llc|gmbh|ag|se|corp|corporation|limited|plc|s\.?a|s\.?l|b\.?v|n\.?v|co|oy|ab|as|"
+    r"pty|kg|spa|srl|lda|sarl|sas|bv|nv|ug|kft|sp\.?\s?z\s?o\.?o|a/s|aps|pvt|private limited)\.?$",
+    re.IGNORECASE,
+)
+_CONNECTORS = frozenset(
+    {"of", "de", "der", "des", "du", "la", "le", "van", "von", "and", "&", "für", "for", "the"}
+)
+_DEGREE_FAMILIES: dict[str, re.Pattern[str]] = {
+    "doctorate": re.compile(r"\bph\.?\s?d\b|\bdoctorate\b|\bdoctoral\b|\bd\.phil\b|\bdr\.\s?rer\b", re.I),
+    "mba": re.compile(r"\bm\.?b\.?a\b", re.I),
+    "master": re.compile(
+        r"\bmaster'?s?\b|\bmasters\b|\bm\.?sc\b|\bm\.s\.|\bm\.a\.|\bm\.?eng\b|\bm\.?phil\b|\bm\.?tech\b"
+        r"|\bmsc\b|\bllm\b",
+        re.I,
+    ),
+    "bachelor": re.compile(
+        r"\bbachelor'?s?\b|\bb\.?sc\b|\bb\.s\.|\bb\.a\.|\bb\.?eng\b|\bb\.?tech\b|\bbsc\b|\bundergraduate\b"
+        r"|\blicenciatura\b|\bgrado\b",
+        re.I,
+    ),
+    "diploma": re.compile(r"\bdiploma\b|\bdiplom\b", re.I),
+    "associate": re.compile(r"\bassociate'?s degree\b|\bassociate of (?:arts|science)\b", re.I),
+}
+_SYNONYMS = {
+    "go": "golang", "golang": "go", "postgres": "postgresql", "postgresql": "postgres",
+    "k8s": "kubernetes", "kubernetes": "k8s", "js": "javascript", "javascript": "js",
+    "ts": "typescript", "typescript": "ts", "powerbi": "power bi", "power bi": "powerbi",
+    "sklearn": "scikit-learn", "scikit-learn": "sklearn", "node": "node.js", "node.js": "node",
+}  # fmt: skip
+SYNONYMS = {fold(a): fold(b) for a, b in _SYNONYMS.items()}
+
+
+def degree_families(text: str) -> set[str]:
+    """The degree families a text names ("M.Sc. Statistics" -> {"master"})."""
+    return {family for family, pattern in _DEGREE_FAMILIES.items() if pattern.search(text)}
+
+
+def strip_legal(name: str) -> str:
+    """A company name without its legal form: "Havenlijn B.V." -> "Havenlijn"."""
+    return _LEGAL.sub("", name.strip()).strip(" ,.")
+
+
+def initialisms(name: str) -> set[str]:
+    """The short forms of a multi-word name: "University College Dublin" -> UCD; "Indian Institute
+    of Technology Madras" -> IIT, IITM; "Ludwig-Maximilians-Universität München" -> LMU, LMUM."""
+    parts = [p for p in re.split(r"[\s-]+", strip_legal(name)) if p]
+    heads = [p for p in parts if p[:1].isupper() and p.lower() not in _CONNECTORS]
+    out: set[str] = set()
+    for end in range(2, len(heads) + 1):
+        out.add("".join(p[0] for p in heads[:end]).upper())
+    return out
+
+
+@dataclass(frozen=True)
+class Degree:
+    """One degree the profile holds: its family and the words of its field."""
+
+    families: frozenset[str]
+    field_words: frozenset[str]
+
+
+@dataclass
+class Facts:
+    """What a draft may state, built once per listing from the profile and the listing."""
+
+    profile_text: str  # folded
+    listing_text: str  # folded, without the listing's instructions to a model
+    names: set[str]  # capitalised words of the sources, and initialisms of their names
+    vocabulary: set[str]  # every folded word of the sources
+    employers: list[str]  # folded, without legal forms
+    hiring_company: str
+    titles: list[str]  # the profile's titles, folded
+    listing_title: str
+    degrees: list[Degree]
+    schools: list[str]
+    figures: set[tuple[float, str]]  # (value, unit) of every figure in the sources
+    durations: dict[str, set[float]]  # employer -> years a draft may say it lasted; "" for the total
+    links: list[str]
+    listing_skills: set[str]  # skills the listing names (folded)
+    person_names: set[str]  # the person's own name and signature words (folded)
+    language: str = "en"  # the profile's `writing.language`
+    injected: Injected = field(default_factory=Injected)
+
+    @classmethod
+    def of(cls, profile: Profile, listing: MergedListing, *, today: date | None = None) -> Facts:
+        """The facts of one (profile, listing) pair, durations counted up to `today`."""
+        person = profile.person
+        pieces = [person.name, person.location or "", person.summary, *person.skills]
+        for role in person.experience:
+            pieces += [role.employer, role.title, role.location or "", *role.highlights]
+        for school in person.education:
+            pieces += [school.institution, school.degree or "", school.field or "", str(school.year or "")]
+        if profile.writing.signature:
+            pieces.append(profile.writing.signature)
+        profile_plain = "\n".join(pieces)
+        listing_raw = "\n".join(
+            [
+                listing.title,
+                listing.company,
+                *listing.locations,
+                listing.department or "",
+                listing.description,
+            ]
+        )
+        injected = find_injections(
+            f"{listing.title}\n{listing.company}\n{listing.description}", fold(profile_plain)
+        )
+        listing_plain = "\n".join(s for s in sentences(listing_raw) if s not in injected.sentences)
+        sources = f"{profile_plain}\n{listing_plain}"
+        listing_text = fold(listing_plain)
+        return cls(
+            profile_text=fold(profile_plain),
+            listing_text=listing_text,
+            names=_names(sources, [*(r.employer for r in person.experience), listing.company,
+                                   *(s.institution for s in person.education)]),
+            vocabulary=set(fold(sources).split()),
+            employers=[fold(strip_legal(r.employer)) for r in person.experience],
+            hiring_company=fold(strip_legal(listing.company)),
+            titles=[fold(r.title) for r in person.experience if r.title],
+            listing_title=fold(listing.title),
+            degrees=[
+                Degree(frozenset(degree_families(f"{s.degree or ''} {s.field or ''}")),
+                       frozenset(fold(s.field or "").split()))
+                for s in person.education
+            ],
+            schools=[fold(s.institution) for s in person.education],
+            figures={(f.value, f.unit) for f in figures(sources)} | {(float(y), "") for y in _years(profile)},
+            durations=_durations(profile, today or date.today()),
+            links=[link_key(x) for x in [person.email or "", *person.links, listing.url,
+                                         *(s.url for s in listing.sources)] if x],
+            listing_skills={s for s in SKILLS if contains(listing_text, s)},
+            person_names=set(fold(f"{person.name} {profile.writing.signature or ''}").split()),
+            injected=injected,
+            language=profile.writing.language.lower().split("-")[0],
+        )  # fmt: skip
+
+    def in_sources(self, phrase: str) -> bool:
+        """Whether a folded phrase occurs in the profile or the listing."""
+        return contains(self.profile_text, phrase) or contains(self.listing_text, phrase)
+
+    def has_skill(self, skill: str) -> bool:
+        """Whether the profile holds a skill (folded), under its name or a synonym."""
+        other = SYNONYMS.get(skill)
+        return contains(self.profile_text, skill) or (
+            other is not None and contains(self.profile_text, other)
+        )
+
+
+def _names(text: str, proper: list[str]) -> set[str]:
+    """Capitalised words of the sources (as written, possessives off, hyphenated parts too) and
+    the initialisms of the sources' capitalised runs and of the organisations named."""
+    out: set[str] = set()
+    for sentence in sentences(text):
+        run: list[str] = []
+        for word in [*words(sentence), None]:
+            if word is not None and (word.capitalised or (run and word.text.lower() in _CONNECTORS)):
+                token = bare(word.text)
+                out.add(token)
+                out.update(p for p in re.split(r"[-/]", token) if p[:1].isupper())
+                run.append(token)
+                continue
+            if len(run) >= 2:
+                out.update(initialisms(" ".join(run)))
+            run = []
+    for name in proper:
+        out.update(initialisms(name))
+    # a word the sources shout ("HEAD OF POSTGRESQL PLATFORM") is known in any case
+    out.update(f"~{w.lower()}" for w in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", text))
+    return out
+
+
+def _years(profile: Profile) -> set[int]:
+    years: set[int] = set()
+    for role in profile.person.experience:
+        years.update(d.year for d in (role.start, role.end) if d is not None)
+    years.update(s.year for s in profile.person.education if s.year)
+    return years
+
+
+def _lengths(years: float) -> set[float]:
+    """How a person may say a span of `years`: rounded down, to the nearest, up, to a half year."""
+    return {float(math.floor(years)), float(round(years)), float(math.ceil(years)),
+            math.floor(years * 2) / 2, math.ceil(years * 2) / 2}  # fmt: skip
+
+
+def _durations(profile: Profile, today: date) -> dict[str, set[float]]:
+    out: dict[str, set[float]] = {}
+    spans: list[tuple[date, date]] = []
+    for role in profile.person.experience:
+        if role.start is None:
+            continue
+        end = role.end or today
+        spans.append((role.start, end))
+        out.setdefault(fold(strip_legal(role.employer)), set()).update(
+            _lengths((end - role.start).days / 365.25)
+        )
+    total: set[float] = set()
+    if spans:
+        earliest = min(s for s, _ in spans)
+        total |= _lengths((today - earliest).days / 365.25)
+        total |= _lengths(sum((e - s).days for s, e in spans) / 365.25)
+        for lengths in out.values():
+            total |= lengths
+    out[""] = total
+    return out

@@ -1,0 +1,151 @@
+"""Roles: where the person says they worked, and the job titles they say they held.
+
+- `employment`: "I worked at X", "my time at X", "while at X", "At X, I ...", "as an engineer at
+  X": X is one of the profile's employers (or, for "as ... at", the hiring company, which a person
+  may say they want to work at). An employer that only the listing's text mentions is still an
+  invention about the applicant.
+- `titles`: a title claimed as held ("as Staff Engineer", "I'm a Lead Data Scientist", "finishing
+  as Clinical Nurse Manager", "Design Lead at Mercadito") is one the profile gives, in full or in
+  part: "Senior Clinical Data Analyst" is not "Clinical Data Analyst". A title named as the role
+  applied for ("the Senior Backend Engineer role", "as your next Platform Engineer") claims nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jobsearch.draft.checks.facts import Facts, strip_legal
+from jobsearch.draft.checks.text import fold, sentences
+from jobsearch.draft.checks.verdict import verdict
+from jobsearch.draft.checks.vocabulary import ROLE_NOUNS, TITLE_FILLER
+from jobsearch.jobs import Check
+
+_CAP = r"(?!I\b|I['\u2019])[A-Z][\w&'\u2019.-]*"
+_NAME = rf"{_CAP}(?:\s+(?:&\s+|of\s+|de\s+|the\s+)?{_CAP}){{0,4}}"
+_WORKED = re.compile(
+    rf"(?:\bI(?:'ve| have)?\s+(?:also\s+|previously\s+|once\s+)?(?:worked|work|served|interned|"
+    rf"spent\s+[\w-]+(?:\s+and\s+a\s+half)?\s+(?:years?|months?))\s+(?:\w+\s+){{0,4}}?(?:at|for)"
+    rf"|\bI\s+was\s+(?:\w+\s+){{0,4}}?at"
+    rf"|\bmy\s+(?:\w+\s+)?(?:time|role|work|years?|tenure|position|job|stint|days)\s+(?:\w+\s+){{0,3}}?(?:at|with)"
+    rf"|\b(?:while|when I was)\s+at|\bduring my (?:\w+\s+)?(?:time|years?) at|^At)\s+(?:the\s+)?({_NAME})"
+)
+_AS_AT = re.compile(rf"\bas\s+(?:an?\s+|the\s+)?[^.,;\n]{{1,60}}?\s+at\s+(?:the\s+)?({_NAME})")
+_LEGAL_END = re.compile(r"\b(?:Inc|Ltd|LLC|GmbH|Corp|Corporation|Limited|PLC|AG|S\.A|B\.V|SE|Co)\.?$")
+_WITH = re.compile(rf"\bI(?:'ve| have)?\s+(?:worked|work)\s+(?:\w+\s+){{0,2}}?with\s+(?:the\s+)?({_NAME})")
+
+_TRIGGER = re.compile(
+    r"\b(?:as|am|I'm|been|became|become|was|promoted\s+to|hired\s+as|joined\s+as|work(?:ing|ed)?\s+as|"
+    r"role\s+as|position\s+as|job\s+as|here\s+as|finishing\s+as|ending\s+as|currently)\s+"
+    r"(?:an?\s+|the\s+|my\s+)?|^",
+    re.IGNORECASE,
+)
+_NEXT_WORD = re.compile(r"[\w/+&'\u2019-]+")
+_REFERENCE = re.compile(
+    r"^\s*(?:role|position|posting|opening|vacancy|job|opportunity|team|ad|advert|listing)\b", re.I
+)
+_STOP = frozenset(
+    {
+        "to",
+        "for",
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "in",
+        "at",
+        "with",
+        "on",
+        "my",
+        "your",
+        "our",
+        "who",
+        "which",
+        "that",
+        "where",
+        "since",
+        "from",
+        "by",
+        "i",
+        "is",
+        "was",
+    }
+)
+
+
+def _employer_match(name: str, allowed: list[str]) -> bool:
+    key = fold(strip_legal(name))
+    return not key or any(key in a or a in key for a in allowed if a)
+
+
+def check_employment(text: str, facts: Facts) -> Check:
+    """Every claim of having worked somewhere names a profile employer."""
+    bad: list[str] = []
+    for sentence in sentences(text):
+        for name in _WORKED.findall(sentence):
+            if not _employer_match(name, facts.employers):
+                bad.append(strip_legal(name))
+        for name in _AS_AT.findall(sentence):
+            if not _employer_match(name, [*facts.employers, facts.hiring_company]):
+                bad.append(strip_legal(name))
+        for name in _WITH.findall(sentence):
+            if _LEGAL_END.search(name) and not _employer_match(name, facts.employers):
+                bad.append(strip_legal(name))
+    return verdict(
+        "employment", bad, lambda shown: f"says you worked at {shown}, not an employer in your profile"
+    )
+
+
+def _titles(sentence: str) -> list[tuple[str, str, bool]]:
+    """Each (title, the text after it, whether it opens the sentence) a sentence may claim: up to
+    five words after a trigger ("as", "I'm", "been" ...), stopped by a small word or punctuation,
+    cut after their last role noun."""
+    out: list[tuple[str, str, bool]] = []
+    for trigger in _TRIGGER.finditer(sentence):
+        pos, taken = trigger.end(), list[re.Match[str]]()
+        while len(taken) < 5:
+            word = _NEXT_WORD.match(sentence, pos)
+            if word is None or word.group().lower() in _STOP:
+                break
+            taken.append(word)
+            pos = word.end()
+            if sentence[pos : pos + 1] != " ":
+                break
+            pos += 1
+        last = max((i for i, w in enumerate(taken) if fold(w.group()) in ROLE_NOUNS), default=-1)
+        if last < 0:
+            continue
+        title = sentence[taken[0].start() : taken[last].end()]
+        if trigger.start() == 0 == trigger.end() and not title[:1].isupper():
+            continue
+        out.append((title, sentence[taken[last].end() :], trigger.end() == 0))
+    return out
+
+
+def _held_title(title: str, facts: Facts) -> bool:
+    key = [w for w in fold(title).split() if w not in TITLE_FILLER]
+    if len(key) <= 1:
+        return True  # "as an engineer", "as the lead": no particular title
+    phrase = " ".join(key)
+    if any(set(key) <= set(t.split()) for t in facts.titles):
+        return True
+    return f" {phrase} " in f" {facts.profile_text} "
+
+
+def check_titles(text: str, facts: Facts) -> Check:
+    """Every job title the person claims is one of the profile's."""
+    bad: list[str] = []
+    for sentence in sentences(text):
+        for title, after, opens in _titles(sentence):
+            if _held_title(title, facts) or _REFERENCE.match(after):
+                continue
+            at = re.match(r"\s*,?\s+at\s+(.+)", after)
+            if opens and at is None:
+                continue  # "Senior Engineer, Payments is..." names a role; only "X at Y" claims it
+            applied_for = f" {fold(title)} " in f" {facts.listing_title} "
+            if applied_for and (
+                at is None or _employer_match(at.group(1).split(",")[0], [facts.hiring_company])
+            ):
+                continue  # the role applied for, named as what the person wants to become
+            bad.append(title)
+    return verdict("titles", bad, lambda shown: f"gives you the title {shown}, not a title in your profile")

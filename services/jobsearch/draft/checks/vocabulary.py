@@ -1,0 +1,204 @@
+"""The words the checks know without a profile: what opens a sentence, what a letter's greeting and
+sign-off say, what a skill, a language, a certification, a degree and a job title look like, and
+how a sentence says "I have it" or "I do not have it yet".
+
+Written from general knowledge of cover letters and of the tools job postings ask for, not from
+the labelled sets; a word missing here costs a false alarm or a miss, never a crash.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jobsearch.draft.checks.text import fold
+
+
+def _words(text: str) -> frozenset[str]:
+    """The words of a block of text, as a set."""
+    return frozenset(text.split())
+
+
+# Words that may open a sentence (or stand capitalised in a greeting or sign-off) without being a
+# name. A sentence's first word is a name only when it is none of these and not a word the
+# profile, the listing or the draft itself uses in lower case.
+COMMON = _words(
+    """
+    a about above across after afterwards again against ahead all almost along alongside already
+    also although always among an and another any anything apart around as at away back based
+    because before behind being below beside besides best between beyond both briefly but by can
+    certainly clearly could currently day days dear during each early earlier either else elsewhere
+    enclosed equally especially even ever every everything excited finally first for former
+    frankly from further given glad good grateful great had happy has have having he hello her here
+    hey hi his honestly how however i if ideally in including indeed instead it its just kind last
+    lastly later let like looking many may maybe meanwhile more moreover most much my myself
+    naturally neither never next no none nor not now of often on once one only or other otherwise
+    our outside over overall perhaps please plus previously put quite rather really recently
+    regards right second she short should similarly since so some sometimes soon still such
+    sure thank thanks that the their them then there therefore these they third this those though
+    through throughout thus to today together too two under unlike until up upon us very was we
+    well were what whatever when where whereas whether which while who whom whose why will with
+    within without would yes yet you your yours yourself cheers sincerely warm warmest warmly
+    respectfully faithfully truly best wishes greetings kindest onwards p.s ps re subject attached
+    reading having working building leading running owning joining moving bringing seeing learning
+    making taking growing spending starting hoping writing applying following thinking speaking
+    three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred
+    experience skills education background summary profile requirements responsibilities role
+    what why how who write contact reach email call apply visit see find feel note get send ask
+    """
+)
+
+# Greetings and sign-offs in the languages a letter is written in (a Spanish or German letter, or
+# an English one with a sign-off in the writer's language).
+GREETINGS = _words(
+    """
+    com os melhores cumprimentos atenciosamente abraço abraços beijos até logo cordiali
+    hola buenos buenas días dias saludos gracias muchas un una abrazo atentamente cordialmente
+    estimado estimada estimados querido querida equipo hallo liebe lieber liebes sehr geehrte
+    geehrter geehrtes grüße grusse grüßen viele beste herzliche freundliche danke moin servus
+    bonjour bonsoir cordialement merci madame monsieur chère cher ciao salve buongiorno grazie
+    distinti saluti olá obrigado obrigada hej tack groeten beste met vriendelijke
+    """
+)
+
+# Capitalised words that name nothing a draft could invent about the person: calendar words, the
+# parts of "Dear Hiring Team", honorifics.
+GENERIC_CAPS = _words(
+    """
+    january february march april may june july august september october november december
+    jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday
+    saturday sunday hiring team manager managers recruiter recruiting recruitment talent people
+    hr sir madam mr mrs ms mx dr prof st committee panel colleagues friends folks all everyone
+    linkedin github cv resume résumé portfolio ps p.s q1 q2 q3 q4 am pm eu uk us usa emea
+    apac latam am
+    """
+)
+
+# Acronyms of the trade that no letter needs a source for.
+GENERIC_ACRONYMS = _words(
+    """
+    API APIs REST CI CD UI UX AI ML KPI KPIs OKR OKRs SLA SLAs SLO SLOs SLI ETL ELT B2B B2C SaaS
+    MVP QA PR PRs RFC RFCs FAQ ROI IT IoT OS SDK SDKs CLI HTTP HTTPS JSON XML CSV PDF HTML CSS SQL
+    NoSQL OOP TDD DDD CRUD SRE DevOps FinOps MLOps PhD MBA MSc BSc MA BA CEO CTO CFO COO VP
+    """
+)
+
+# Languages and what a person says they speak.
+LANGUAGES = _words(
+    """
+    english german french spanish italian portuguese dutch flemish danish swedish norwegian
+    finnish icelandic polish czech slovak hungarian romanian bulgarian greek turkish russian
+    ukrainian serbian croatian slovenian catalan basque galician irish welsh gaelic arabic hebrew
+    persian farsi urdu hindi bengali punjabi tamil telugu kannada malayalam marathi gujarati
+    chinese mandarin cantonese japanese korean vietnamese thai indonesian malay tagalog filipino
+    swahili yoruba igbo hausa amharic zulu afrikaans estonian latvian lithuanian
+    """
+)
+
+# Tools, languages and platforms job postings ask for (folded, as `text.fold` gives them). A
+# phrase of the draft that is one of these, or a listing's capitalised technical word, is a skill.
+_SKILL_NAMES = _words(
+    """
+    python java javascript typescript go golang rust ruby php perl scala kotlin swift
+    objective-c c c++ c# csharp .net dotnet elixir erlang haskell clojure f# ocaml r matlab julia
+    dart lua groovy bash shell powershell solidity cobol fortran sql plsql t-sql graphql
+    react angular vue svelte next.js nextjs nuxt ember jquery redux node node.js nodejs deno express
+    django flask fastapi rails spring laravel symfony phoenix gin asp.net
+    swiftui uikit flutter xamarin
+    postgresql postgres mysql mariadb sqlite oracle mongodb cassandra dynamodb redis memcached
+    elasticsearch opensearch solr neo4j couchdb cockroachdb timescaledb clickhouse snowflake
+    bigquery redshift databricks teradata vertica duckdb influxdb
+    kafka rabbitmq activemq pulsar kinesis nats mqtt zeromq sqs sns pubsub
+    aws azure gcp heroku digitalocean vercel netlify cloudflare openstack
+    docker kubernetes k8s helm terraform pulumi ansible chef puppet vagrant packer nomad consul
+    vault istio linkerd envoy nginx apache haproxy traefik openshift rancher eks gke aks ecs
+    fargate lambda serverless cloudformation cdk argo argocd flux jenkins circleci travis
+    gitlab github bamboo teamcity buildkite spinnaker
+    prometheus grafana datadog splunk elk kibana logstash jaeger zipkin opentelemetry
+    sentry pagerduty honeycomb loki tempo
+    spark hadoop hive flink beam airflow dagster prefect luigi dbt fivetran stitch airbyte
+    kafka-streams presto trino
+    pandas numpy scipy scikit-learn sklearn pytorch tensorflow keras jax xgboost lightgbm catboost
+    statsmodels pymc stan prophet transformers langchain llamaindex spacy nltk
+    opencv mlflow kubeflow sagemaker vertex
+    tableau looker powerbi qlik metabase superset mode excel sheets spss sas stata alteryx
+    figma sketch invision framer zeplin miro mural photoshop illustrator indesign
+    premiere principle protopie axure balsamiq webflow storybook
+    jira confluence notion asana trello linear salesforce hubspot sap workday servicenow zendesk
+    grpc protobuf thrift websockets oauth saml openid kerberos ldap
+    linux unix windows macos ios android
+    selenium cypress playwright jest mocha pytest junit
+    hl7 fhir dicom snomed epic cerner
+    webpack vite babel sass less tailwind bootstrap
+    """
+) | frozenset({"new relic", "power bi", "google cloud", "hugging face", "react native", "github actions",
+               "after effects", "adobe xd", "jetpack compose", "google analytics"})  # fmt: skip
+SKILLS = frozenset(fold(name) for name in _SKILL_NAMES)  # as `text.fold` reads a draft: "next js"
+
+# Skills that are also English words or names ("go", "spark", "excel", "julia"): one counts as a
+# skill only when the draft writes it with a capital letter.
+AMBIGUOUS_SKILLS = _words(
+    """
+    go r c rust swift spark flask express beam mode linear stan chef puppet vault flux argo excel
+    sheets lambda sketch principle framer notion compose epic less sass jest tempo loki consul
+    nomad envoy luigi ember gin prophet vertex stitch mural actions shell oracle sas node next
+    react vue julia dart lua elk hive presto mocha babel bootstrap tailwind webflow storybook
+    linux windows android solr dagster prefect fivetran airbyte trino phoenix spring rails
+    """
+)
+
+# Certifications by their usual short names; a phrase with "certified", "certificate",
+# "certification" or "accredited" is one too.
+CERTIFICATIONS = _words(
+    """
+    cka ckad cks pmp capm cissp cism cisa ccna ccnp ccie csm cspo psm pspo itil istqb oscp cceh
+    ceh comptia security+ network+ a+ cpa cfa acca cima frm togaf prince2 safe lean six sigma
+    """
+)
+CERTIFICATION_WORD = re.compile(
+    r"\b(?:certified|certificate|certification|certifications|accredited|accreditation|"
+    r"licensed|chartered|zertifiziert|zertifikat|certificado|certificada)\b",
+    re.IGNORECASE,
+)
+
+# The head nouns of job titles (folded); a title is a phrase ending in one ("Data Scientist"), or
+# "Head of ...".
+ROLE_NOUNS = _words(
+    """
+    engineer engineers developer developers programmer scientist designer analyst analysts manager
+    director architect consultant lead head officer researcher specialist administrator
+    coordinator intern trainee apprentice associate nurse technician strategist owner founder
+    cofounder co-founder cto ceo cfo coo cio vp president partner principal editor writer
+    accountant auditor advisor adviser recruiter teacher lecturer professor assistant
+    representative executive supervisor sre devops
+    """
+)
+# Words a title may carry before its head noun without naming anything of its own.
+TITLE_FILLER = frozenset({"a", "an", "the", "my", "our", "your", "their", "his", "her", "its", "this", "that",
+                          "of", "and", "&"})  # fmt: skip
+LEVELS = frozenset(
+    {"junior", "mid", "senior", "staff", "principal", "lead", "head", "chief", "distinguished",
+     "associate", "intern", "manager", "director"}
+)  # fmt: skip
+
+# How a clause says the person lacks something, or only wants it: a skill or certification named
+# with one of these is a gap, not a claim.
+GAP = re.compile(
+    r"\b(?:not|never|no|none|yet|haven't|hasn't|hadn't|don't|doesn't|didn't|isn't|aren't|wasn't|"
+    r"can't|cannot|lack|lacking|gap|gaps|without|new to me|newer to me|unfamiliar|learn|learning|"
+    r"learned about|pick up|picking up|study|studying|would|will|want|wish|hope|hoping|keen|eager|"
+    r"plan|planning|intend|aim|aiming|towards|toward|looking forward|curious|excited to|happy to|"
+    r"ramp up|get up to speed|grow into|read up|familiarise|familiarize|brush up|only read|"
+    r"limited|less experience|not used|have not|do not|did not|is not|are not|was not|new to|"
+    r"on my list|rather than|instead of|other than|except|ready for|next step)\b|n't\b",
+    re.IGNORECASE,
+)
+# How a clause speaks of the person's own work or holdings.
+FIRST_PERSON = re.compile(
+    r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we've|we're|our|us)\b", re.IGNORECASE
+)
+# A negation that makes a degree or certification mentioned in the clause one the person lacks.
+NEGATION = re.compile(
+    r"\b(?:not|no|never|without|lack|lacking|instead of|rather than|haven't|hasn't|don't|didn't|"
+    r"do not|did not|have not|neither|nor)\b|n't\b",
+    re.IGNORECASE,
+)

@@ -1,0 +1,57 @@
+"""The draft checks on the hand-labelled sets: the floors the issue sets, and the loader's rules.
+
+`main.toml` was written before the checks were rebuilt and then tuned on; `holdout.toml` was
+reported on once before any change made for it, and `fresh.toml` was written by someone who never
+read the checks and is only ever reported on. The floors hold on each: at least 90% of invented
+claims caught, at most 10% of honest drafts flagged.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.draft_check_set import FIXTURES, KINDS, DraftSetError, evaluate, load_set, main
+
+SETS = sorted(FIXTURES.glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
+def test_the_checks_catch_nine_in_ten_inventions_and_flag_at_most_one_honest_draft_in_ten(path: Path) -> None:
+    """Every set: >= 90% of invented claims caught, <= 10% of honest drafts flagged."""
+    report = evaluate(path)
+    assert sum(report.invented.values()) >= 24
+    assert report.honest >= 24
+    assert report.caught_pct >= 90.0, report.render()
+    assert report.flagged_pct <= 10.0, report.render()
+
+
+@pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
+def test_every_set_covers_every_kind_of_invention_half_and_half(path: Path) -> None:
+    """Each set is half honest, half invented, with every kind of invented claim in it."""
+    drafts = load_set(path).drafts
+    invented = [d for d in drafts if d.label == "invented"]
+    assert len(invented) * 2 == len(drafts)
+    assert {d.kind for d in invented} == set(KINDS)
+
+
+def test_a_claim_missing_from_its_text_fails_the_load_naming_the_draft(tmp_path: Path) -> None:
+    """A set whose claim is not in its draft's text is refused with the file and the draft named."""
+    text = (FIXTURES / "main.toml").read_text(encoding="utf-8")
+    broken = tmp_path / "broken.toml"
+    broken.write_text(text.replace('claim = "five years"', 'claim = "six years"', 1), encoding="utf-8")
+    with pytest.raises(
+        DraftSetError, match=r"broken.toml: draft m006: the claim 'six years' is not in the text"
+    ):
+        load_set(broken)
+
+
+def test_the_report_command_prints_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m tests.draft_check_set FILE` prints the per-kind table and the two totals."""
+    assert main([str(FIXTURES / "main.toml")]) == 0
+    out = capsys.readouterr().out
+    assert "invented caught: " in out
+    assert "honest flagged:" in out
+    for kind in KINDS:
+        assert kind in out
