@@ -12,18 +12,26 @@ share; this module only wires them to jobs.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import msgspec
 
-from jetjobs import App, JobContext, Retry
+from jetjobs import App, JobContext, Reject, Retry
 from jobsearch.batch import BatchWriter
 from jobsearch.jobs import EXPORT, EXPORT_BATCH, TRACKER, ExportBatchJob, ExportJob, TrackerJob
 from jobsearch.settings import PipelineSettings, load_pipeline_settings
 from jobsearch.store import Store
 from jobsearch.store.exports import record_export
 from jobsearch.store.schema import migrate
-from jobsearch.tracker import TrackerChanged, TrackerLocked, export_tracker
+from jobsearch.tracker import (
+    TrackerBusy,
+    TrackerChanged,
+    TrackerLocked,
+    TrackerReadOnly,
+    TrackerUnwritable,
+    export_tracker,
+)
 
 # A tracker held open by a spreadsheet program: try again at this pace (about 5 minutes in all
 # with the job's attempts), then give up with the reason in the dead letter.
@@ -79,16 +87,31 @@ async def record_batch(deps: Deps, job_id: str, job: ExportBatchJob) -> dict[str
     return {"run_id": job.run_id, "listings": len(recorded), "new": sum(r.new for r in recorded)}
 
 
-def render_tracker(deps: Deps, job: TrackerJob) -> dict[str, Any]:
-    """Handle `jobsearch.tracker`: read edits back and render the tracker.
+def render_tracker(
+    deps: Deps, job: TrackerJob, *, attempt: int = 1, max_attempts: int = TRACKER_ATTEMPTS
+) -> dict[str, Any]:
+    """Handle `jobsearch.tracker` (`attempt` of `max_attempts`): read edits back and render.
 
     Raises:
-        Retry: the tracker is open in a spreadsheet program, or was saved meanwhile.
+        Reject: the tracker cannot be written there, or is read-only: only the person can change
+            that, so the job fails at once with the one line that says what to do.
+        Retry: the tracker is open in a spreadsheet program or another render holds it (the
+            reason says until when it is retried), or it was saved meanwhile.
     """
     try:
         report = export_tracker(deps.store(), deps.settings.tracker_path)
-    except TrackerLocked as exc:
-        raise Retry(LOCKED_RETRY_DELAY, str(exc)) from None
+    except (TrackerUnwritable, TrackerReadOnly) as exc:
+        raise Reject(str(exc)) from None
+    except (TrackerLocked, TrackerBusy) as exc:
+        if attempt >= max_attempts:
+            raise Reject(
+                f"{exc}; gave up after {attempt} tries (`jobsearch export` writes it later)"
+            ) from None
+        until = datetime.now(UTC) + timedelta(seconds=LOCKED_RETRY_DELAY * (max_attempts - attempt))
+        raise Retry(
+            LOCKED_RETRY_DELAY,
+            f"{exc}; retrying every {LOCKED_RETRY_DELAY:.0f} s until {until:%H:%M:%S} UTC",
+        ) from None
     except TrackerChanged as exc:
         raise Retry(1.0, str(exc)) from None
     return {"run_id": job.run_id, **msgspec.to_builtins(report)}
@@ -108,6 +131,6 @@ def register(app: App, settings: PipelineSettings | None = None) -> Deps:
 
     @app.job(TRACKER, payload=TrackerJob)
     def tracker(ctx: JobContext, job: TrackerJob) -> dict[str, Any]:
-        return render_tracker(deps, job)
+        return render_tracker(deps, job, attempt=ctx.attempt, max_attempts=ctx.job.max_attempts)
 
     return deps

@@ -27,7 +27,15 @@ def _report_lines(report: TrackerReport) -> list[str]:
             f"database {conflict.db_value!r}; kept {conflict.kept} (noted in its Notes)"
         )
     lines.extend(f"  problem: {problem}" for problem in report.problems)
+    if report.person_columns or report.person_sheets:
+        columns = ", ".join(report.person_columns) or "none"
+        sheets = ", ".join(report.person_sheets) or "none"
+        lines.append(f"  kept your columns ({columns}) and your sheets ({sheets})")
     return lines
+
+
+def _waiting(message: str) -> None:
+    print(f"jobsearch export: {message}", file=sys.stderr, flush=True)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -39,10 +47,11 @@ def cmd_export(args: argparse.Namespace) -> int:
                 return _csv_to_stdout(store)
             if args.csv is not None:
                 target = Path(args.csv) if args.csv else paths.tracker_path.with_suffix(".csv")
-                rows = export_csv(store, target)
+                rows = export_csv(store, target, on_wait=_waiting)
                 print(f"csv: {target} ({rows} listings)")
                 return 0
-            report = export_tracker(store, Path(args.output) if args.output else paths.tracker_path)
+            target = Path(args.output) if args.output else paths.tracker_path
+            report = export_tracker(store, target, on_wait=_waiting)
         except TrackerError as exc:
             print(f"jobsearch export: {exc}", file=sys.stderr)
             return 1

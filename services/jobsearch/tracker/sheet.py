@@ -1,4 +1,8 @@
-"""The tracker's columns, and a row's cells as text and dates (shared by the xlsx and the CSV)."""
+"""The tracker's columns, and a row's cells as text and dates (shared by the xlsx and the CSV).
+
+The headers here (with `FORMER_HEADERS`, the ones it used to write) are the tracker's; any other
+column of the Tracker sheet, and any other sheet, is the person's (`jobsearch.tracker.layout`).
+"""
 
 from __future__ import annotations
 
@@ -43,10 +47,19 @@ COLUMNS: tuple[Column, ...] = (
     Column("Notes", "long", 40),
 )
 HEADERS = tuple(column.header for column in COLUMNS)
+BY_HEADER = {column.header: column for column in COLUMNS}
 NOTES = HEADERS.index("Notes")
 REVIEW = HEADERS.index("Review")
 # The cells a draft that needs review marks (besides its Review cell).
-DRAFT_CELLS = frozenset(HEADERS.index(name) for name in ("Cover letter", "Connection note", "Provider/model"))
+DRAFT_HEADERS = frozenset(("Cover letter", "Connection note", "Provider/model"))
+DRAFT_CELLS = frozenset(HEADERS.index(name) for name in DRAFT_HEADERS)
+# Headers the tracker once wrote and writes no more, with the header each became (None: the
+# column was dropped). A tracker rendered by an older version has them; they are the tracker's,
+# never the person's. So far columns were only added (Updated, Review), none renamed or dropped;
+# a rename goes here, e.g. {"Sources": "Postings"}.
+FORMER_HEADERS: dict[str, str | None] = {}
+# Every header the tracker owns on its sheet: any other column there is the person's.
+OWNED_HEADERS = frozenset(HEADERS) | frozenset(FORMER_HEADERS)
 
 Value = str | date | None
 
