@@ -75,7 +75,8 @@ class Search(_Base, kw_only=True, frozen=True):
     locations: list[str] = []  # a listing matches if it is in any of them (or remote, when wanted)
     remote: Remote = "any"
     seniority: list[Seniority] = []
-    salary_floor: float | None = None  # yearly; listings stating a lower maximum are dropped
+    # yearly; listings stating a lower maximum are dropped; 0 or more (a negative floor is a typo)
+    salary_floor: Annotated[float, msgspec.Meta(ge=0)] | None = None
     salary_currency: str | None = None
 
 

@@ -58,6 +58,11 @@ def test_init_writes_a_loadable_profile_and_refuses_to_overwrite(
             "me.toml:{line}: search.salary_floor: Expected `float",
         ),
         (
+            "salary_floor = 65000",
+            "salary_floor = -65000",
+            "me.toml:{line}: search.salary_floor: Expected `float` >= 0.0",
+        ),
+        (
             'remote = "remote_or_hybrid"',
             'remote = "yes"',
             "me.toml:{line}: search.remote: Invalid enum value 'yes'",
