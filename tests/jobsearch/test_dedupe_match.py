@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from jobsearch.dedupe import match, merge, normalise
+from jobsearch.dedupe import match, merge
 from jobsearch.dedupe.store import SeenSet
 from jobsearch.listing import Listing, Salary
 from jobsearch.profile import Search
+from jobsearch.reading import normalise
 
 TEXT = (
     "About us. Northwind builds warehouse robots that pick and pack parcels for online shops. "

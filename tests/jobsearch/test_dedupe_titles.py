@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from jobsearch.dedupe import match, normalise
+from jobsearch.dedupe import match
 from jobsearch.dedupe.titles import titles_compared
 from jobsearch.listing import Listing
+from jobsearch.reading import normalise
 
 
 def core(title: str, locations: tuple[str, ...] = (), company: str = "Northwind Robotics") -> str:

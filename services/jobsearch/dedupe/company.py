@@ -17,8 +17,8 @@ import itertools
 import re
 from collections.abc import Iterable
 
-from jobsearch.dedupe import normalise
 from jobsearch.listing import Listing
+from jobsearch.reading import normalise
 
 # "Our client, Kestrel Health, is ...", "on behalf of Kestrel Health", "hiring for Kestrel Health",
 # an aggregator's "Company: Kestrel Health" line. A name is on one line.

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from jobsearch.dedupe import normalise
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Search
+from jobsearch.reading import normalise
 from jobsearch.salary import annualised
 
 _TITLE_LEVELS = {

@@ -19,8 +19,9 @@ from typing import NamedTuple
 
 import msgspec
 
-from jobsearch.dedupe import match, normalise
+from jobsearch.dedupe import match
 from jobsearch.dedupe.posting import Posting
+from jobsearch.reading import normalise
 
 BOILERPLATE_SAMPLE = 8  # listings of a company read to tell its boilerplate from a job's own text
 

@@ -29,9 +29,10 @@ from collections.abc import Callable, Collection, Sequence
 import msgspec
 from rapidfuzz import fuzz
 
-from jobsearch.dedupe import company, normalise, vocabulary
+from jobsearch.dedupe import company
 from jobsearch.dedupe.titles import titles_compared
 from jobsearch.listing import Listing, MergedListing
+from jobsearch.reading import normalise, vocabulary
 
 RELATED_COMPANY = 5  # letters a company key must share, as a prefix, with another to be compared
 SAME_TEXT = 0.6  # description containment at or above: one job's text

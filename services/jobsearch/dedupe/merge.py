@@ -16,8 +16,9 @@ import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 
-from jobsearch.dedupe import company, normalise
+from jobsearch.dedupe import company
 from jobsearch.listing import Listing, MergedListing, SourceRef
+from jobsearch.reading import normalise
 from jobsearch.salary import best_salary
 
 # The company's own boards rank before aggregators as the primary posting.

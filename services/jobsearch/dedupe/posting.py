@@ -10,8 +10,9 @@ import hashlib
 
 import msgspec
 
-from jobsearch.dedupe import company, match, normalise
+from jobsearch.dedupe import company, match
 from jobsearch.listing import Listing
+from jobsearch.reading import normalise
 
 _ENCODE = msgspec.json.Encoder(order="deterministic")
 

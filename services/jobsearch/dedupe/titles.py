@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 from rapidfuzz import fuzz
 
-from jobsearch.dedupe import vocabulary
+from jobsearch.reading import vocabulary
 
 SAME_TITLE = 92.0  # token_sort_ratio at or above (and no qualifier apart): the same title
 SIMILAR_TITLE = 70.0  # at or above: perhaps the same job reworded; the descriptions decide

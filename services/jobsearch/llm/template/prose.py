@@ -11,10 +11,10 @@
   capitals is written in title case. A title that is a spreadsheet formula (`=HYPERLINK(...)`) or
   is still not a readable name after all that gives None: the template then says "the role".
 
-The dedupe stage has its own title forms (`jobsearch.dedupe.normalise.title_tags`), but those
+The dedupe stage has its own title forms (`jobsearch.reading.normalise.title_tags`), but those
 are for comparing: lower case, punctuation gone. Prose needs the title as a person would write
 it, so this module keeps case and meaningful punctuation ("C++", "C#", ".NET", "R&D"); it shares
-dedupe's list of countries and regions (`jobsearch.dedupe.vocabulary.REGIONS`).
+dedupe's list of countries and regions (`jobsearch.reading.vocabulary.REGIONS`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from jobsearch.dedupe import vocabulary
+from jobsearch.reading import vocabulary
 
 # C0/C1 controls (tab and newline are whitespace, folded by `plain`), zero-width characters,
 # bidirectional overrides and the byte-order mark: none of them is text a person reads.

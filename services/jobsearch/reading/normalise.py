@@ -22,7 +22,7 @@ from collections.abc import Collection
 from typing import NamedTuple
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from jobsearch.dedupe import vocabulary
+from jobsearch.reading import vocabulary
 
 _PUNCT = re.compile(r"[^\w]+")
 _SPACES = re.compile(r"\s+")
