@@ -21,6 +21,7 @@ from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
 from jobsearch.draft.checks.vocabulary import SKILLS
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
+from jobsearch.reading.skills import SKILL_SYNONYMS
 
 _LEGAL = re.compile(
     r"[\s,]+(?:inc|ltd|llc|gmbh|ag|se|corp|corporation|limited|plc|s\.?a|s\.?l|b\.?v|n\.?v|co|oy|ab|as|"
@@ -46,13 +47,7 @@ _DEGREE_FAMILIES: dict[str, re.Pattern[str]] = {
     "diploma": re.compile(r"\bdiploma\b|\bdiplom\b", re.I),
     "associate": re.compile(r"\bassociate'?s degree\b|\bassociate of (?:arts|science)\b", re.I),
 }
-_SYNONYMS = {
-    "go": "golang", "golang": "go", "postgres": "postgresql", "postgresql": "postgres",
-    "k8s": "kubernetes", "kubernetes": "k8s", "js": "javascript", "javascript": "js",
-    "ts": "typescript", "typescript": "ts", "powerbi": "power bi", "power bi": "powerbi",
-    "sklearn": "scikit-learn", "scikit-learn": "sklearn", "node": "node.js", "node.js": "node",
-}  # fmt: skip
-SYNONYMS = {fold(a): fold(b) for a, b in _SYNONYMS.items()}
+SYNONYMS = {fold(a): fold(b) for a, b in SKILL_SYNONYMS.items()}
 
 
 def degree_families(text: str) -> set[str]:

@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 
 from jobsearch.draft.checks.text import fold
+from jobsearch.reading.skills import AMBIGUOUS_SKILLS, SKILL_NAMES
+
+__all__ = ["AMBIGUOUS_SKILLS", "SKILLS"]  # re-exported for the checks
 
 
 def _words(text: str) -> frozenset[str]:
@@ -94,57 +97,8 @@ LANGUAGES = _words(
     """
 )
 
-# Tools, languages and platforms job postings ask for (folded, as `text.fold` gives them). A
-# phrase of the draft that is one of these, or a listing's capitalised technical word, is a skill.
-_SKILL_NAMES = _words(
-    """
-    python java javascript typescript go golang rust ruby php perl scala kotlin swift
-    objective-c c c++ c# csharp .net dotnet elixir erlang haskell clojure f# ocaml r matlab julia
-    dart lua groovy bash shell powershell solidity cobol fortran sql plsql t-sql graphql
-    react angular vue svelte next.js nextjs nuxt ember jquery redux node node.js nodejs deno express
-    django flask fastapi rails spring laravel symfony phoenix gin asp.net
-    swiftui uikit flutter xamarin
-    postgresql postgres mysql mariadb sqlite oracle mongodb cassandra dynamodb redis memcached
-    elasticsearch opensearch solr neo4j couchdb cockroachdb timescaledb clickhouse snowflake
-    bigquery redshift databricks teradata vertica duckdb influxdb
-    kafka rabbitmq activemq pulsar kinesis nats mqtt zeromq sqs sns pubsub
-    aws azure gcp heroku digitalocean vercel netlify cloudflare openstack
-    docker kubernetes k8s helm terraform pulumi ansible chef puppet vagrant packer nomad consul
-    vault istio linkerd envoy nginx apache haproxy traefik openshift rancher eks gke aks ecs
-    fargate lambda serverless cloudformation cdk argo argocd flux jenkins circleci travis
-    gitlab github bamboo teamcity buildkite spinnaker
-    prometheus grafana datadog splunk elk kibana logstash jaeger zipkin opentelemetry
-    sentry pagerduty honeycomb loki tempo
-    spark hadoop hive flink beam airflow dagster prefect luigi dbt fivetran stitch airbyte
-    kafka-streams presto trino
-    pandas numpy scipy scikit-learn sklearn pytorch tensorflow keras jax xgboost lightgbm catboost
-    statsmodels pymc stan prophet transformers langchain llamaindex spacy nltk
-    opencv mlflow kubeflow sagemaker vertex
-    tableau looker powerbi qlik metabase superset mode excel sheets spss sas stata alteryx
-    figma sketch invision framer zeplin miro mural photoshop illustrator indesign
-    premiere principle protopie axure balsamiq webflow storybook
-    jira confluence notion asana trello linear salesforce hubspot sap workday servicenow zendesk
-    grpc protobuf thrift websockets oauth saml openid kerberos ldap
-    linux unix windows macos ios android
-    selenium cypress playwright jest mocha pytest junit
-    hl7 fhir dicom snomed epic cerner
-    webpack vite babel sass less tailwind bootstrap
-    """
-) | frozenset({"new relic", "power bi", "google cloud", "hugging face", "react native", "github actions",
-               "after effects", "adobe xd", "jetpack compose", "google analytics"})  # fmt: skip
-SKILLS = frozenset(fold(name) for name in _SKILL_NAMES)  # as `text.fold` reads a draft: "next js"
-
-# Skills that are also English words or names ("go", "spark", "excel", "julia"): one counts as a
-# skill only when the draft writes it with a capital letter.
-AMBIGUOUS_SKILLS = _words(
-    """
-    go r c rust swift spark flask express beam mode linear stan chef puppet vault flux argo excel
-    sheets lambda sketch principle framer notion compose epic less sass jest tempo loki consul
-    nomad envoy luigi ember gin prophet vertex stitch mural actions shell oracle sas node next
-    react vue julia dart lua elk hive presto mocha babel bootstrap tailwind webflow storybook
-    linux windows android solr dagster prefect fivetran airbyte trino phoenix spring rails
-    """
-)
+# The tool vocabulary, folded as `text.fold` reads a draft ("next.js" -> "next js").
+SKILLS = frozenset(fold(name) for name in SKILL_NAMES)
 
 # Certifications by their usual short names; a phrase with "certified", "certificate",
 # "certification" or "accredited" is one too.
