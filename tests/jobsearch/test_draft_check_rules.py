@@ -101,3 +101,26 @@ def test_german_nouns_are_not_names_but_an_employer_after_bei_is(
     facts = Facts.of(german, corpus["plain-backend"], today=TODAY)
     assert failures("Hallo! Ich bringe Erfahrung mit Datendiensten und Verantwortung mit.", facts) == {}
     assert failures("Hallo! Davor war ich bei Globex tätig.", facts).keys() == {"names"}
+
+
+@pytest.mark.parametrize(
+    ("text", "failed"),
+    [
+        ("Hi! I studied Computer Science at TUM and graduated in 2016.", False),
+        ("Hi! My BSc is from the Technical University of Munich.", False),
+        ("Hi! I studied at the Munich University of Applied Sciences.", True),
+        ("Hi! I graduated from Berlin Technical University in 2016.", True),
+    ],
+)
+def test_a_school_is_one_of_the_profile_s_in_full_in_part_or_by_its_short_form(
+    text: str, failed: bool, facts: Facts
+) -> None:
+    """ "TUM" and the full name pass; a school made of the profile's own words (Munich, Technical,
+    University) but not its school fails."""
+    assert ("schools" in failures(text, facts)) is failed
+
+
+def test_a_greeting_or_sign_off_in_any_language_is_no_name(facts: Facts) -> None:
+    """The first word of a greeting or sign-off line is a formula; a name after it is still read."""
+    assert failures("Servus,\n\nI'd like to talk about the role.\n\nDiolch!\nJane", facts) == {}
+    assert failures("Namaste Farhan,\n\nI'd like to talk about the role.", facts).keys() == {"names"}

@@ -72,7 +72,7 @@ def test_offline_letter_is_worth_editing(profile: Profile, corpus: dict[str, Mer
         (
             "plain-backend",
             LETTER + " I also hold an MBA from Harvard Business School.",
-            {"degrees", "names"},
+            {"degrees", "names", "schools"},
         ),
         ("plain-backend", "Thanks!", {"length"}),
     ],

@@ -11,6 +11,7 @@ the Review column shows and the second request to the provider repeats:
 | `employment`     | says the person worked somewhere that is not one of the profile's employers |
 | `titles`         | gives the person a job title the profile does not                         |
 | `degrees`        | claims a degree (family and field) the profile does not hold               |
+| `schools`        | says the person studied at a school that is not one of the profile's       |
 | `certifications` | claims a certification the profile does not name                          |
 | `skills`         | claims a tool, platform or language the profile does not list              |
 | `numbers`        | states a figure, count, percentage, year or duration no source states or gives |
@@ -28,6 +29,7 @@ from jobsearch.draft.checks.names import check_names
 from jobsearch.draft.checks.numbers import check_numbers
 from jobsearch.draft.checks.provenance import check_injection, check_links, redact
 from jobsearch.draft.checks.roles import check_employment, check_titles
+from jobsearch.draft.checks.schools import check_schools
 from jobsearch.draft.checks.skills import check_skills
 from jobsearch.jobs import Check, Step
 
@@ -59,6 +61,7 @@ def run_checks(step: Step, text: str, facts: Facts, words: int) -> list[Check]:
         check_employment(text, facts),
         check_titles(text, facts),
         check_degrees(text, facts),
+        check_schools(text, facts),
         check_certifications(text, facts),
         check_skills(text, facts),
         check_numbers(text, facts),

@@ -113,7 +113,8 @@ def _certifications(clause: str) -> list[str]:
             end = i
             while end + 1 < len(tokens) and tokens[end + 1].capitalised:
                 end += 1
-            found.append(clause[tokens[start].start : tokens[end].end])
+            if end > start:  # a bare "certification" names nothing to compare
+                found.append(clause[tokens[start].start : tokens[end].end])
         elif fold(word.bare) in CERTIFICATIONS and word.bare.isupper() and len(word.bare) >= 3:
             found.append(word.bare)
     return found

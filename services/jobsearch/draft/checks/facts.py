@@ -18,7 +18,7 @@ from jobsearch.draft.checks.figures import figures
 from jobsearch.draft.checks.injection import Injected, find_injections
 from jobsearch.draft.checks.links import link_key
 from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
-from jobsearch.draft.checks.vocabulary import SKILLS
+from jobsearch.draft.checks.vocabulary import COMMON, SKILLS
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
 from jobsearch.reading.skills import SKILL_SYNONYMS
@@ -56,8 +56,23 @@ def degree_families(text: str) -> set[str]:
 
 
 def strip_legal(name: str) -> str:
-    """A company name without its legal form: "Havenlijn B.V." -> "Havenlijn"."""
-    return _LEGAL.sub("", name.strip()).strip(" ,.")
+    """A company name without its legal forms: "Havenlijn B.V." -> "Havenlijn", "Sahyadri Motors
+    Pvt. Ltd." -> "Sahyadri Motors"."""
+    name = name.strip()
+    while (shorter := _LEGAL.sub("", name).strip(" ,.")) != name:
+        name = shorter
+    return name
+
+
+def employer_aliases(employer: str) -> set[str]:
+    """How a letter names an employer (folded): in full without its legal form, or by its first
+    word when that word is distinctive ("Sahyadri" for Sahyadri Motors)."""
+    full = fold(strip_legal(employer))
+    words = full.split()
+    aliases = {full}
+    if len(words) >= 2 and len(words[0]) >= 4 and words[0] not in COMMON:
+        aliases.add(words[0])
+    return aliases
 
 
 def initialisms(name: str) -> set[str]:
@@ -68,6 +83,8 @@ def initialisms(name: str) -> set[str]:
     out: set[str] = set()
     for end in range(2, len(heads) + 1):
         out.add("".join(p[0] for p in heads[:end]).upper())
+    if len(parts) > len(heads) >= 2:  # with its small words too: College of Engineering Pune -> COEP
+        out.add("".join(p[0] for p in parts if p[:1].isalpha()).upper())
     return out
 
 
@@ -88,11 +105,13 @@ class Facts:
     names: set[str]  # capitalised words of the sources, and initialisms of their names
     vocabulary: set[str]  # every folded word of the sources
     employers: list[str]  # folded, without legal forms
+    employer_aliases: dict[str, str]  # how a letter may name each (folded) -> its `employers` entry
     hiring_company: str
     titles: list[str]  # the profile's titles, folded
     listing_title: str
     degrees: list[Degree]
-    schools: list[str]
+    schools: list[str]  # folded
+    school_names: list[str]  # as the profile writes them
     figures: set[tuple[float, str]]  # (value, unit) of every figure in the sources
     durations: dict[str, set[float]]  # employer -> years a draft may say it lasted; "" for the total
     links: list[str]
@@ -134,7 +153,12 @@ class Facts:
             names=_names(sources, [*(r.employer for r in person.experience), listing.company,
                                    *(s.institution for s in person.education)]),
             vocabulary=set(fold(sources).split()),
-            employers=[fold(strip_legal(r.employer)) for r in person.experience],
+            employers=list(dict.fromkeys(fold(strip_legal(r.employer)) for r in person.experience)),
+            employer_aliases={
+                alias: fold(strip_legal(r.employer))
+                for r in person.experience
+                for alias in employer_aliases(r.employer)
+            },
             hiring_company=fold(strip_legal(listing.company)),
             titles=[fold(r.title) for r in person.experience if r.title],
             listing_title=fold(listing.title),
@@ -144,6 +168,7 @@ class Facts:
                 for s in person.education
             ],
             schools=[fold(s.institution) for s in person.education],
+            school_names=[s.institution for s in person.education],
             figures={(f.value, f.unit) for f in figures(sources)} | {(float(y), "") for y in _years(profile)},
             durations=_durations(profile, today or date.today()),
             links=[link_key(x) for x in [person.email or "", *person.links, listing.url,
@@ -153,6 +178,11 @@ class Facts:
             injected=injected,
             language=profile.writing.language.lower().split("-")[0],
         )  # fmt: skip
+
+    def employers_in(self, text: str) -> set[str]:
+        """The profile's employers a text names (their `employers` entries)."""
+        folded = fold(text)
+        return {canon for alias, canon in self.employer_aliases.items() if contains(folded, alias)}
 
     def in_sources(self, phrase: str) -> bool:
         """Whether a folded phrase occurs in the profile or the listing."""
@@ -204,16 +234,22 @@ def _lengths(years: float) -> set[float]:
 
 
 def _durations(profile: Profile, today: date) -> dict[str, set[float]]:
+    """Per employer (folded), the years a letter may say the person spent there: each role's, and
+    all its roles' together (a promotion is one stay); "" for the whole career."""
     out: dict[str, set[float]] = {}
     spans: list[tuple[date, date]] = []
+    stays: dict[str, list[tuple[date, date]]] = {}
     for role in profile.person.experience:
         if role.start is None:
             continue
         end = role.end or today
         spans.append((role.start, end))
-        out.setdefault(fold(strip_legal(role.employer)), set()).update(
-            _lengths((end - role.start).days / 365.25)
-        )
+        key = fold(strip_legal(role.employer))
+        stays.setdefault(key, []).append((role.start, end))
+        out.setdefault(key, set()).update(_lengths((end - role.start).days / 365.25))
+    for key, roles in stays.items():
+        first, last = min(s for s, _ in roles), max(e for _, e in roles)
+        out[key] |= _lengths((last - first).days / 365.25)
     total: set[float] = set()
     if spans:
         earliest = min(s for s, _ in spans)

@@ -97,18 +97,32 @@ def _plain_word(word: str, facts: Facts, lower: set[str]) -> bool:
     )
 
 
+def _name_known(token: str, facts: Facts) -> bool:
+    """Whether a capitalised token is a name of the sources: as written, in its singular ("P&Ls",
+    "Canadians"), or, hyphenated, by each capitalised part ("Java-to-Kotlin")."""
+    key = token.lower()
+    if token in facts.names or f"~{key}" in facts.names:
+        return True
+    if (
+        len(token) > 2
+        and token.endswith("s")
+        and (token[:-1] in facts.names or f"~{key[:-1]}" in facts.names)
+    ):
+        return True
+    parts = [p for p in token.split("-") if p[:1].isupper()]
+    return (
+        "-" in token
+        and bool(parts)
+        and all(p in facts.names or f"~{p.lower()}" in facts.names for p in parts)
+    )
+
+
 def _known(word: Word, facts: Facts, lower: set[str], opens: bool) -> bool:
     token = word.bare
     key = token.lower()
     if any(marker.fullmatch(token) for marker in facts.injected.markers):
         return True  # the injection check reports it
-    if (
-        token in facts.names
-        or f"~{key}" in facts.names
-        or token in _I
-        or token in GENERIC_ACRONYMS
-        or token.isdigit()
-    ):
+    if _name_known(token, facts) or token in _I or token in GENERIC_ACRONYMS or token.isdigit():
         return True
     if (
         (key in COMMON and len(key) > 1)
@@ -122,7 +136,20 @@ def _known(word: Word, facts: Facts, lower: set[str], opens: bool) -> bool:
         return True  # the skills check decides
     if key in CERTIFICATIONS and token.isupper():
         return True  # the certifications check decides
-    return opens and _plain_word(token, facts, lower)
+    return opens and _plain_word(token.split("-")[0], facts, lower)
+
+
+def _formula(sentence: str) -> bool:
+    """A greeting or sign-off line ("Namaste Farhan,", "Pozdrawiam serdecznie,", "Diolch!"):
+    its first word is the formula, in whatever language, not a name."""
+    line = sentence.strip()
+    return (line.endswith(",") and len(line.split()) <= 6) or (line.endswith("!") and len(line.split()) <= 3)
+
+
+def _heading(sentence: str) -> bool:
+    """A heading ("Tools", "Why me:", "Things I'd be new to:"): its first word is a label."""
+    line = sentence.strip()
+    return line.endswith(":") or (len(line.split()) <= 3 and line[-1:].isalnum())
 
 
 def unknown_names(text: str, facts: Facts) -> list[str]:
@@ -151,6 +178,7 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
 
     all_words = words(sentence)
     nouns = facts.language in NOUNS_CAPITALISED
+    label = _formula(sentence) or _heading(sentence)
     for i, word in enumerate(all_words):
         if nouns and word.text.lower() in _DETERMINERS:
             close()
@@ -171,6 +199,9 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
             # person's own name (a signature, then a postscript) may be capitalised as a word
             after_name = i > 0 and fold(all_words[i - 1].bare) in facts.person_names
             opens = word.first or any(c in before for c in ':"\u201c(\u2014\u2013•*-') or after_name
+            if word.first and (label or sentence[word.end : word.end + 1] == ":"):
+                run.append(word)  # a greeting's formula word or a heading's label: no name
+                continue
             if run and (any(c in before for c in ',;:()"\u201c\u201d') or after_name):
                 close()
             if not _known(word, facts, lower, opens and not run):

@@ -15,7 +15,7 @@ import re
 
 from jobsearch.draft.checks.facts import Facts
 from jobsearch.draft.checks.figures import Figure, figures, same
-from jobsearch.draft.checks.text import clauses, contains, fold, sentences
+from jobsearch.draft.checks.text import clauses, sentences
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.jobs import Check
 
@@ -32,11 +32,7 @@ _ROUGHLY = re.compile(
 def _employer_span(figure: Figure, clause: str, facts: Facts) -> bool:
     """A bare figure beside an employer's name may be its duration: "the first three and a half
     at Naira Rails"."""
-    return any(
-        figure.value in facts.durations.get(e, set())
-        for e in facts.employers
-        if e and contains(fold(clause), e)
-    )
+    return any(figure.value in facts.durations.get(e, set()) for e in facts.employers_in(clause))
 
 
 def _stated(figure: Figure, facts: Facts) -> bool:
@@ -49,7 +45,7 @@ def _duration_ok(figure: Figure, clause: str, before: str, facts: Facts) -> bool
     years = figure.value / 12 if figure.unit == "month" else figure.value
     if figure.unit and (figure.value, figure.unit) in facts.figures:
         return True  # a source states it: "five years on the wards", "charge nurse for two years"
-    employers = [e for e in facts.employers if e and contains(fold(clause), e)]
+    employers = sorted(facts.employers_in(clause))
     allowed: set[float] = set()
     for employer in employers:
         allowed |= facts.durations.get(employer, set())

@@ -44,9 +44,16 @@ COMMON = _words(
     respectfully faithfully truly best wishes greetings kindest onwards p.s ps re subject attached
     reading having working building leading running owning joining moving bringing seeing learning
     making taking growing spending starting hoping writing applying following thinking speaking
-    three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred
+    three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
+    seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred
+    thousand million half
     experience skills education background summary profile requirements responsibilities role
     what why how who write contact reach email call apply visit see find feel note get send ask
+    things areas reasons skills tools gaps highlights impact results strengths projects examples
+    questions points notes goals plans numbers figures details facts work career qualifications
+    languages certifications availability location salary pay timing references links contact
+    outside inside beyond happily personally professionally technically specifically generally
+    fluent strong solid good great proven hands-on relevant recent earlier later prior key main
     """
 )
 

@@ -1,0 +1,81 @@
+"""Schools: the places the person says they studied at are the profile's.
+
+"I studied at X", "graduated from X", "my B.Tech. at X", "at the X University": X is one of the
+profile's institutions, named in full, in part ("Trinity" alone is not in "University College
+Dublin"), or by its short form ("UCD", "COEP" for College of Engineering Pune, "LMU Munich" with
+the city under its English name). A school made of words from real places ("Warsaw University
+of Technology" when the profile says another) fails; a hospital or company the person worked at,
+or an institution the listing names, is not read as a claim to have studied there.
+"""
+
+from __future__ import annotations
+
+import re
+
+from jobsearch.draft.checks.facts import Facts, initialisms
+from jobsearch.draft.checks.text import contains, fold, sentences
+from jobsearch.draft.checks.verdict import verdict
+from jobsearch.jobs import Check
+from jobsearch.reading.vocabulary import EXONYMS
+
+_SCHOOL_WORD = (
+    r"(?:University|Universit\w+|College|School|Institute|Institut|Polytechnic|Politecnico|Academy|"
+    r"Hochschule|Conservatoire|Conservatory|TU|ETH|IIT)"
+)
+_CAP_RUN = r"[A-Z][\w&'\u2019.-]*(?:\s+(?:of|de|for|and|&|the|der|für)?\s*[A-Z][\w&'\u2019.-]*){0,6}"
+_SCHOOL_CLAIM = re.compile(
+    rf"\b(?:studied|study|graduated|graduate|degree|diploma|qualified|trained|alumn\w+|B\.?\s?Sc|M\.?\s?Sc|"
+    rf"B\.?\s?Tech|B\.?A|M\.?A|MBA|Ph\.?D|bachelor\w*|master\w*)\b[^.;:\n]{{0,60}}?\b(?:at|from|of|in)\s+(?:the\s+)?"
+    rf"({_CAP_RUN})"
+    rf"|\b(?:at|from)\s+(?:the\s+)?((?:{_CAP_RUN}\s+)?{_SCHOOL_WORD}\b(?:\s+(?:of|de|for)?\s*{_CAP_RUN})?)",
+)
+_SMALL = frozenset({"of", "de", "for", "and", "&", "the", "der", "für"})
+
+
+def _school_words(facts: Facts) -> set[str]:
+    """What names the profile's schools: their words (cities under their English names too) and
+    short forms, folded."""
+    known: set[str] = set()
+    for school in facts.schools:
+        known |= {EXONYMS.get(w, w) for w in school.split()} | set(school.split())
+    return known | {i.lower() for name in facts.school_names for i in initialisms(name)}
+
+
+def check_schools(text: str, facts: Facts) -> Check:
+    """Every school the person says they studied at is one of the profile's (in full, in part, by
+    its short form), never one made of other words."""
+    known = _school_words(facts)
+    bad: list[str] = []
+    for sentence in sentences(text):
+        for claim, named in _SCHOOL_CLAIM.findall(sentence):
+            name = (claim or named).strip().rstrip(".")
+            if facts.employers_in(name) or contains(facts.listing_text, fold(name)):
+                continue  # a place of work ("at St. Brigid's University Hospital") or the listing's
+            words_ = [fold(w) for w in re.split(r"[\s-]+", name) if w and w.lower() not in _SMALL]
+            heads = [w for w in words_ if w]
+            if not heads or not (re.search(rf"\b{_SCHOOL_WORD}\b", name) or any(w in known for w in heads)):
+                continue  # "a degree in Computer Science": a field, not a school
+            every_word_known = all(w in known or contains(facts.profile_text, w) for w in heads)
+            if not every_word_known or not any(w in known and w not in _GENERIC_SCHOOL for w in heads):
+                bad.append(name)
+    return verdict("schools", bad, lambda shown: f"says you studied at {shown}, not a school in your profile")
+
+
+_GENERIC_SCHOOL = frozenset(
+    [
+        "university",
+        "college",
+        "school",
+        "institute",
+        "technology",
+        "science",
+        "sciences",
+        "engineering",
+        "business",
+        "arts",
+        "of",
+        "state",
+        "national",
+        "technical",
+    ]
+)
