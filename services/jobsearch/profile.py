@@ -64,6 +64,8 @@ class Person(_Base, kw_only=True, frozen=True):
 
 
 Remote = Literal["any", "remote", "hybrid", "onsite", "remote_or_hybrid"]
+# The filters that may drop a listing when the person asks (`[search] hard`); the rest only score.
+HardFilter = Literal["terms", "locations", "remote", "seniority", "salary_floor"]
 Seniority = Literal["intern", "junior", "mid", "senior", "staff", "principal", "lead", "manager"]
 
 
@@ -78,6 +80,47 @@ class Search(_Base, kw_only=True, frozen=True):
     # yearly; listings stating a lower maximum are dropped; 0 or more (a negative floor is a typo)
     salary_floor: Annotated[float, msgspec.Meta(ge=0)] | None = None
     salary_currency: str | None = None
+    must: list[str] = []  # skills the person insists on: each one a listing lacks costs fit points
+    avoid: list[str] = []  # skills or areas the person does not want: a listing naming them costs
+    hard: list[HardFilter] = []  # which of the filters above drop a listing (`exclude` always does)
+    needs_visa: bool = False  # the person needs visa sponsorship to work where the listing is
+
+
+class FitWeights(_Base, kw_only=True, frozen=True):
+    """The fit score's weights, in points of 0-100 (`[fit]` overrides any; docs/fit.md explains
+    each). A listing starts at `base`; every rule adds or takes its points, with its reason."""
+
+    base: float = 40
+    title_match: float = 25  # the title is one of the person's roles (its words, synonyms allowed)
+    title_partial: float = 12  # half or more of a role's words in the title
+    text_match: float = 4  # the role named only in the text
+    role_missing: float = -20  # the person's roles named nowhere
+    skill_required: float = 5  # each of the person's skills the listing requires
+    skill_other: float = 3  # each named elsewhere (nice to have, the text)
+    skills_most: float = 30  # the skills' points at most
+    ask_missing: float = -3  # each tool the listing requires that the person does not list
+    asks_most: float = -12
+    must_missing: float = -8  # each of `must` the listing does not name
+    avoid_title: float = -30  # an `avoid` term in the title
+    avoid_required: float = -15  # ... in the requirements
+    avoid_text: float = -5  # ... elsewhere in the text
+    level_match: float = 8  # the listing's level is one the person wants
+    level_near: float = -6  # one step away
+    level_far: float = -22  # two or more steps away
+    years_over: float = -10  # asks for more than the person's years plus `years_slack`
+    years_slack: float = 2
+    place_match: float = 8  # where and how the person wants to work
+    place_mismatch: float = -35  # onsite elsewhere, remote but restricted to a region they are not in
+    remote_unwanted: float = -10  # remote only, when the person wants to be on site
+    visa_refused: float = -30  # no sponsorship, when the person needs it
+    visa_offered: float = 5
+    pay_meets: float = 5  # the stated pay reaches the floor
+    pay_below: float = -25  # the stated pay stays under it
+    fresh_2_days: float = 6
+    fresh_week: float = 4
+    stale_month: float = -4  # posted 31 to 60 days ago
+    stale: float = -12  # more than 60 days ago
+    excluded: float = -100  # `exclude` names its title or company
 
 
 class Writing(_Base, kw_only=True, frozen=True):
@@ -184,6 +227,7 @@ class Profile(_Base, kw_only=True, frozen=True):
     writing: Writing = Writing()
     sources: list[Source] = []
     drafting: Drafting = Drafting()
+    fit: FitWeights = FitWeights()
 
 
 class ProfileError(ConfigError):

@@ -1,0 +1,161 @@
+"""The fit score: a listing's 0-100 and the signed contributions that made it, in words.
+
+Every rule adds or takes the points its weight names (`profile.FitWeights`, overridable under
+`[fit]`), with a reason a person checks in a second. The score is `base` plus the points, kept in
+0..100. A rule that is also a hard filter the person asked for (`[search] hard`) drops the
+listing instead (`filters.hard_drop`).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import msgspec
+
+from jobsearch.fit.pay import age_days, pay_verdict
+from jobsearch.fit.place import place_match
+from jobsearch.fit.role import (
+    level_distance,
+    listing_level,
+    person_levels,
+    person_roles,
+    person_years,
+    role_match,
+    years_asked,
+)
+from jobsearch.fit.sections import sections
+from jobsearch.fit.skills import match
+from jobsearch.listing import MergedListing
+from jobsearch.profile import Profile
+from jobsearch.reading import normalise
+
+
+class Reason(msgspec.Struct, kw_only=True, frozen=True):
+    """One signed contribution to a fit score, in words."""
+
+    points: int
+    text: str
+
+
+class Fit(msgspec.Struct, kw_only=True, frozen=True):
+    """A listing's fit for one person: 0-100, and the reasons, largest first."""
+
+    score: int
+    reasons: list[Reason] = []
+
+
+def _listed(items: list[str], most: int = 4) -> str:
+    shown = ", ".join(items[:most])
+    return shown + (f" and {len(items) - most} more" if len(items) > most else "")
+
+
+def _excluded(profile: Profile, listing: MergedListing) -> str | None:
+    title, company = normalise.text(listing.title), normalise.text(listing.company)
+    for term in profile.search.exclude:
+        key = normalise.text(term)
+        if key and (f" {key} " in f" {title} " or f" {key} " in f" {company} "):
+            return term
+    return None
+
+
+def score(profile: Profile, listing: MergedListing, today: date) -> Fit:  # noqa: PLR0912, PLR0915 (one rule after another reads best)
+    """The fit of one listing for one person, as of `today`."""
+    w = profile.fit
+    search = profile.search
+    reasons: list[tuple[float, str]] = []
+
+    def add(points: float, text: str) -> None:
+        if points:
+            reasons.append((points, text))
+
+    excluded = _excluded(profile, listing)
+    if excluded:
+        add(w.excluded, f"{excluded!r} is one of your exclusions")
+
+    role = role_match(listing.title, listing.description, person_roles(profile))
+    if role.kind == "title":
+        add(w.title_match, f"the title is your role ({role.role})")
+    elif role.kind == "partial":
+        add(w.title_partial, f"the title is close to your role ({role.role})")
+    elif role.kind == "text":
+        add(w.text_match, f"the text names your role ({role.role})")
+    elif person_roles(profile):
+        add(w.role_missing, "neither title nor text names one of your roles")
+
+    parts = sections(listing.description)
+    skills = match(listing.title, parts, profile.person.skills, search.must, search.avoid)
+    skill_points = w.skill_required * len(skills.required) + w.skill_other * len(skills.other)
+    if skill_points:
+        held = skills.required + skills.other
+        must = f" ({len(skills.must_found)} of {len(search.must)} must-haves)" if search.must else ""
+        add(min(w.skills_most, skill_points), f"{_listed(held)}{must}")
+    if skills.asks_missing:
+        add(
+            max(w.asks_most, w.ask_missing * len(skills.asks_missing)),
+            f"requires {_listed(skills.asks_missing)}, which you do not list",
+        )
+    if skills.must_missing:
+        add(
+            w.must_missing * len(skills.must_missing),
+            f"does not name {_listed(skills.must_missing)}, which you insist on",
+        )
+    for terms, points, where in (
+        (skills.avoid_title, w.avoid_title, "in the title"),
+        (skills.avoid_required, w.avoid_required, "required"),
+        (skills.avoid_text, w.avoid_text, "in the text"),
+    ):
+        if terms:
+            add(points, f"{_listed(terms)} {where}; you avoid it")
+
+    years = person_years(profile, today)
+    wanted = person_levels(profile, years)
+    level = listing_level(listing.title)
+    if level is not None and wanted:
+        steps = level_distance(level, wanted)
+        you = ", ".join(sorted(wanted))
+        if steps == 0:
+            add(w.level_match, f"{level.title()} level, as you want")
+        elif steps == 1:
+            add(w.level_near, f"{level.title()} level; you are {you}")
+        else:
+            add(w.level_far, f"{level.title()} level; you are {you}")
+    asked = years_asked(parts.required or listing.description)
+    if asked is not None and asked > years + w.years_slack:
+        add(w.years_over, f"asks for {asked}+ years; you have {years:.0f}")
+
+    place = place_match(profile, listing)
+    if place.ok is True and not place.remote_unwanted:
+        add(w.place_match, place.text)
+    elif place.remote_unwanted:
+        add(w.remote_unwanted, place.text)
+    elif place.ok is False:
+        add(w.place_mismatch, place.text)
+    if search.needs_visa and place.visa == "refused":
+        add(w.visa_refused, "no visa sponsorship; you need it")
+    elif search.needs_visa and place.visa == "offered":
+        add(w.visa_offered, "offers visa sponsorship or relocation")
+
+    verdict, pay_text = pay_verdict(listing, search)
+    if verdict == "meets":
+        add(w.pay_meets, pay_text)
+    elif verdict == "below":
+        add(w.pay_below, pay_text)
+
+    age = age_days(listing, today)
+    if age is not None:
+        ago = "today" if age == 0 else f"{age} day{'s' if age != 1 else ''} ago"
+        if age <= 2:
+            add(w.fresh_2_days, f"posted {ago}")
+        elif age <= 7:
+            add(w.fresh_week, f"posted {ago}")
+        elif 30 < age <= 60:
+            add(w.stale_month, f"posted {ago}")
+        elif age > 60:
+            add(w.stale, f"posted {ago}")
+
+    total = w.base + sum(points for points, _ in reasons)
+    ordered = sorted(reasons, key=lambda r: -abs(r[0]))
+    return Fit(
+        score=int(max(0, min(100, round(total)))),
+        reasons=[Reason(points=round(p), text=t) for p, t in ordered],
+    )
