@@ -32,7 +32,10 @@ def worker_key(worker_id: str) -> str:
 
 
 class Heartbeat:
-    """Writes one worker's heartbeat on a fixed tick until cancelled, then deletes it."""
+    """Writes one worker's heartbeat on a fixed tick until cancelled, then deletes it.
+
+    `fingerprint` is carried in every beat as it is (see `WorkerBeat.fingerprint`).
+    """
 
     def __init__(
         self,
@@ -45,6 +48,7 @@ class Heartbeat:
         interval: float,
         ttl: int,
         in_flight: Callable[[], list[InFlight]],
+        fingerprint: str = "",
     ) -> None:
         self.nc = nc
         self.js = nc.jetstream()
@@ -62,6 +66,7 @@ class Heartbeat:
             "concurrency": concurrency,
             "version": VERSION,
             "started_at": utcnow(),
+            "fingerprint": fingerprint,
         }
 
     def beat(self, now: datetime | None = None) -> WorkerBeat:

@@ -37,10 +37,14 @@ from nats.js.kv import KeyValue
 from jetjobs._errors import WRONG_LAST_SEQUENCE_CODES, describe_error
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._liveness.orphans import held_sequence, nak_subject, snapshot, sweep_orphans
+from jetjobs._liveness.roster import live_workers
 from jetjobs._settings import Settings
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import ENCODER, WORKER_BEAT_DECODER, WorkerBeat, WorkerDied, utcnow
 from jetjobs._wire.headers import EXPECTED_LAST_SUBJECT_SEQUENCE, KV_OPERATION, MARKER_REASON
+
+# live_workers lives in jetjobs._liveness.roster; it is still imported from here.
+__all__ = ["DEATH_PREFIX", "LEADER_KEY", "Supervisor", "current_leader", "live_workers", "served_queues"]
 
 log = structlog.get_logger("jetjobs.supervisor")
 
@@ -464,27 +468,6 @@ class Supervisor:
 def served_queues(beats: Iterable[WorkerBeat]) -> set[str]:
     """The queues that these workers serve."""
     return {queue for beat in beats for queue in beat.queues}
-
-
-async def live_workers(nc: NATS, settings: Settings) -> list[WorkerBeat]:
-    """The workers whose heartbeats have not expired, by id."""
-    topology = Topology(settings)
-    kv = await topology.workers_kv(nc.jetstream())
-    try:
-        keys = await kv.keys()
-    except nats.js.errors.NoKeysError:
-        return []
-    beats = []
-    for key in keys:
-        if not key.startswith("workers."):
-            continue
-        try:
-            entry = await kv.get(key)
-        except nats.js.errors.KeyNotFoundError:
-            continue
-        if entry.value:
-            beats.append(WORKER_BEAT_DECODER.decode(entry.value))
-    return sorted(beats, key=lambda b: b.id)
 
 
 async def current_leader(nc: NATS, settings: Settings) -> str | None:

@@ -93,11 +93,15 @@ class App:
     """Job types and their handlers. Workers run an App: `jetjobs worker module:app`.
 
     The built-in types (`email.send`, `webhook.call`, `data.transform`: jetjobs._builtins) are
-    registered unless `builtins=False`.
+    registered unless `builtins=False`. `fingerprint` goes, opaque, into the heartbeat of every
+    worker running this App: say there what the handlers run with (a hash of their settings and
+    version, never a secret in clear), and a client reading the live workers can tell the ones
+    started with other settings.
     """
 
-    def __init__(self, name: str = "jetjobs", *, builtins: bool = True) -> None:
+    def __init__(self, name: str = "jetjobs", *, builtins: bool = True, fingerprint: str = "") -> None:
         self.name = name
+        self.fingerprint = fingerprint
         self.handlers: dict[str, Handler] = {}
         if builtins:
             register_builtins(self)

@@ -241,6 +241,7 @@ class Worker:
             interval=self.settings.heartbeat_interval,
             ttl=self.settings.heartbeat_ttl,
             in_flight=self.lease.in_flight,
+            fingerprint=self.app.fingerprint,
         )
         keeper.start_soon(self.lease.run)
         await keeper.start(self.heartbeat.run)

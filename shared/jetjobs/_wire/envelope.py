@@ -207,6 +207,9 @@ class WorkerBeat(msgspec.Struct, kw_only=True, frozen=True):
     started_at: datetime
     beat_at: datetime
     in_flight: list[InFlight] = []
+    fingerprint: str = ""
+    """Opaque to jetjobs: what the App says it runs with (`App(fingerprint=...)`), so that a
+    client can tell workers started with other settings; jobsearch puts a hash of its own there."""
 
 
 class WorkerDied(msgspec.Struct, kw_only=True, frozen=True):

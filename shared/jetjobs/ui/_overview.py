@@ -18,7 +18,7 @@ import nats.js.errors
 import structlog
 from nats.aio.client import Client as NATS
 
-from jetjobs._liveness.supervisor import live_workers
+from jetjobs._liveness.roster import live_workers
 from jetjobs._settings import Settings
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import PRIORITIES, WorkerBeat, utcnow
