@@ -95,6 +95,8 @@ class FitWeights(_Base, kw_only=True, frozen=True):
     title_partial: float = 12  # half or more of a role's words in the title
     text_match: float = 4  # the role named only in the text
     role_missing: float = -20  # the person's roles named nowhere
+    field_unknown: float = -10  # the title's field ("... - Neonatal Unit") is in none of the profile's words
+    topic_title: float = 8  # the title names one of the person's topics (search terms that are no role)
     skill_required: float = 5  # each of the person's skills the listing requires
     skill_other: float = 3  # each named elsewhere (nice to have, the text)
     skills_most: float = 30  # the skills' points at most
@@ -119,7 +121,8 @@ class FitWeights(_Base, kw_only=True, frozen=True):
     fresh_2_days: float = 6
     fresh_week: float = 4
     stale_month: float = -4  # posted 31 to 60 days ago
-    stale: float = -12  # more than 60 days ago
+    stale: float = -30  # more than 60 days ago: most such posts are filled
+    temporary: float = -6  # a contract, temporary, fixed-term or part-time post
     excluded: float = -100  # `exclude` names its title or company
 
 

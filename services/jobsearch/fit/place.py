@@ -168,8 +168,20 @@ def place_match(profile: Profile, listing: MergedListing) -> PlaceMatch:
         return PlaceMatch(None, "", visa=visa)
     if mode == "remote":
         return PlaceMatch(False, f"{how} in {shown}; you want remote", visa=visa)
-    if cities and listing_cities & cities:
-        return PlaceMatch(True, f"{how} in {', '.join(sorted(listing_cities & cities)).title()}", visa=visa)
+    near = {
+        c
+        for c in cities
+        for p in listing.locations
+        for part in normalise.location(p).parts
+        if c in part.split()
+    }
+    if cities and (listing_cities & cities or near):
+        return PlaceMatch(True, f"{how} in {shown}", visa=visa)  # "Mallow, Co. Cork" is in Cork
+    listing_regions = {r for p in listing.locations for r in _regions(p)}
+    wanted_regions = {r for v in profile.search.locations for r in _regions(v)}
+    if listing_regions & wanted_regions:  # "Mississauga, ON, Canada" when Canada is one of your places
+        region = ", ".join(sorted(listing_regions & wanted_regions)).title()
+        return PlaceMatch(None, f"{how} in {shown}, in {region}", visa=visa)
     wanted = ", ".join(sorted(cities)).title() or "your places"
     want = f"remote or {wanted}" if mode in ("any", "remote_or_hybrid") else wanted
     return PlaceMatch(False, f"{how} in {shown}; you want {want}", visa=visa)

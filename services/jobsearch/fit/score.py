@@ -8,6 +8,8 @@ listing instead (`filters.hard_drop`).
 
 from __future__ import annotations
 
+import math
+import re
 from datetime import date
 
 import msgspec
@@ -15,16 +17,20 @@ import msgspec
 from jobsearch.fit.pay import age_days, pay_verdict
 from jobsearch.fit.place import place_match
 from jobsearch.fit.role import (
+    foreign_field,
     level_distance,
     listing_level,
     person_levels,
     person_roles,
+    person_words,
+    person_topics,
     person_years,
     role_match,
+    wanted_roles,
     years_asked,
 )
 from jobsearch.fit.sections import sections
-from jobsearch.fit.skills import match
+from jobsearch.fit.skills import match, names
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
 from jobsearch.reading import normalise
@@ -44,6 +50,15 @@ class Fit(msgspec.Struct, kw_only=True, frozen=True):
     reasons: list[Reason] = []
 
 
+_BEND_HIGH, _BEND_LOW = 80.0, 20.0
+# A listing that names this many of the person's skills is their kind of job, whatever its title.
+_KIND_OF_JOB = 3
+_TEMPORARY = re.compile(
+    r"\b(?:contract(?:or)?|temporary|temp|fixed[- ]term|part[- ]time|freelance|locum|\d+[- ]months?)\b",
+    re.IGNORECASE,
+)
+
+
 def _listed(items: list[str], most: int = 4) -> str:
     shown = ", ".join(items[:most])
     return shown + (f" and {len(items) - most} more" if len(items) > most else "")
@@ -56,6 +71,16 @@ def _excluded(profile: Profile, listing: MergedListing) -> str | None:
         if key and (f" {key} " in f" {title} " or f" {key} " in f" {company} "):
             return term
     return None
+
+
+def bounded(total: float) -> int:
+    """The points' total as 0-100: as it is between 20 and 80, bent towards 100 above and towards 0
+    below, so that two strong listings (or two poor ones) still rank by their points."""
+    if total > _BEND_HIGH:
+        total = _BEND_HIGH + (100 - _BEND_HIGH) * (1 - math.exp(-(total - _BEND_HIGH) / (100 - _BEND_HIGH)))
+    elif total < _BEND_LOW:
+        total = _BEND_LOW * math.exp((total - _BEND_LOW) / _BEND_LOW)
+    return int(max(0, min(100, round(total))))
 
 
 def score(profile: Profile, listing: MergedListing, today: date) -> Fit:  # noqa: PLR0912, PLR0915 (one rule after another reads best)
@@ -72,18 +97,28 @@ def score(profile: Profile, listing: MergedListing, today: date) -> Fit:  # noqa
     if excluded:
         add(w.excluded, f"{excluded!r} is one of your exclusions")
 
-    role = role_match(listing.title, listing.description, person_roles(profile))
+    parts = sections(listing.description)
+    skills = match(listing.title, parts, profile.person.skills, search.must, search.avoid)
+    topics = [t for t in person_topics(profile) if names(t, listing.title)]
+    role = role_match(listing.title, listing.description, person_roles(profile), wanted_roles(profile))
     if role.kind == "title":
         add(w.title_match, f"the title is your role ({role.role})")
     elif role.kind == "partial":
         add(w.title_partial, f"the title is close to your role ({role.role})")
+    elif topics:
+        add(w.title_partial, f"the title names {_listed(topics)}, what you look for")
     elif role.kind == "text":
         add(w.text_match, f"the text names your role ({role.role})")
-    elif person_roles(profile):
-        add(w.role_missing, "neither title nor text names one of your roles")
+    elif person_roles(profile) and len(skills.required) + len(skills.other) < _KIND_OF_JOB:
+        add(w.role_missing, "neither title nor text names one of your roles or skills")
+    field = foreign_field(listing.title, person_words(profile)) if role.kind in ("title", "partial") else ""
+    if field:
+        add(w.field_unknown, f"the title's field ({field}) is none of yours")
+    if topics and role.kind in ("title", "partial"):
+        add(w.topic_title, f"the title names {_listed(topics)}")
+    if _TEMPORARY.search(f"{listing.employment_type or ''}\n{listing.title}"):
+        add(w.temporary, f"{(listing.employment_type or 'a temporary post').lower()}")
 
-    parts = sections(listing.description)
-    skills = match(listing.title, parts, profile.person.skills, search.must, search.avoid)
     skill_points = w.skill_required * len(skills.required) + w.skill_other * len(skills.other)
     if skill_points:
         held = skills.required + skills.other
@@ -156,6 +191,6 @@ def score(profile: Profile, listing: MergedListing, today: date) -> Fit:  # noqa
     total = w.base + sum(points for points, _ in reasons)
     ordered = sorted(reasons, key=lambda r: -abs(r[0]))
     return Fit(
-        score=int(max(0, min(100, round(total)))),
+        score=bounded(total),
         reasons=[Reason(points=round(p), text=t) for p, t in ordered],
     )

@@ -30,9 +30,68 @@ def _pattern(skill: str) -> re.Pattern[str]:
     return re.compile("|".join(alternatives))
 
 
+_STEM_ENDINGS = (
+    "ations",
+    "ation",
+    "ings",
+    "ing",
+    "ment",
+    "ers",
+    "er",
+    "ies",
+    "ial",
+    "al",
+    "es",
+    "ed",
+    "s",
+    "y",
+)
+_LITTLE = frozenset({"and", "or", "of", "the", "a", "an", "in", "on", "for", "with", "to"})
+
+
+def stem(word: str) -> str:
+    """A word without a common English ending: nursing, nurse -> nurs; management -> manage."""
+    word = word.lower()
+    for ending in _STEM_ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 4:
+            return word[: -len(ending)].rstrip("e")
+    return word.rstrip("e") if len(word) > 4 else word
+
+
+@functools.lru_cache(maxsize=2048)
+def _stems(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in re.findall(r"[^\W_]+", text))
+
+
+@functools.lru_cache(maxsize=2048)
+def _stem_text(text: str) -> str:
+    return " " + " ".join(stem(w) for w in re.findall(r"[^\W_]+", text) if w.lower() not in _LITTLE) + " "
+
+
+_ACRONYM = re.compile(r"\(([A-Z][A-Z0-9&/+-]{1,9})\)")
+
+
 def names(skill: str, text: str) -> bool:
-    """Whether a text names a skill (as a whole word or phrase, or by another of its names)."""
-    return bool(skill.strip()) and _pattern(skill).search(text) is not None
+    """Whether a text names a skill: as a whole word or phrase, by another of its names, by the
+    short form it gives in brackets ("Advanced Life Support (ALS) instructor": ALS), or by its
+    words in any form: two words together ("cardiology nurse"), three or more in any order
+    ("Heart failure management" in "manages heart failure"), a single word in lower case
+    ("forecasting" in "forecasts")."""
+    if not skill.strip():
+        return False
+    if _pattern(skill).search(text) is not None:
+        return True
+    short = _ACRONYM.search(skill)
+    if short and _pattern(short.group(1)).search(text) is not None:
+        return True
+    words = [w for w in re.findall(r"[^\W_]+", _ACRONYM.sub(" ", skill)) if w.lower() not in _LITTLE]
+    if not words or any(any(c.isdigit() for c in w) for w in words):
+        return False
+    if len(words) == 1 and not (words[0][1:].islower() and len(words[0]) >= 6):
+        return False  # "Python", "SQL", "Go": their own name only
+    if len(words) == 2:  # "Cardiology nursing": the two together, in any form
+        return f" {stem(words[0])} {stem(words[1])} " in _stem_text(text)
+    return all(stem(w) in _stems(text) for w in words)
 
 
 @dataclass(frozen=True)
