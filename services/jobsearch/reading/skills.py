@@ -45,6 +45,11 @@ SKILL_NAMES = _words(
     selenium cypress playwright jest mocha pytest junit
     hl7 fhir dicom snomed epic cerner
     webpack vite babel sass less tailwind bootstrap
+    scorm xapi moodle articulate storyline captivate camtasia h5p lms canvas blackboard
+    bitrise fastlane firebase crashlytics retrofit dagger hilt room coroutines jetpack gradle
+    solidworks catia creo ansys autocad inventor fusion nx abaqus comsol matlab simulink
+    anaplan netsuite hyperion quickbooks xero sage oracle adaptive workiva blackline
+    kinaxis manhattan wms erp mrp crm
     """
 ) | frozenset({"new relic", "power bi", "google cloud", "hugging face", "react native", "github actions",
                "after effects", "adobe xd", "jetpack compose", "google analytics"})  # fmt: skip
@@ -68,4 +73,8 @@ SKILL_SYNONYMS = {
     "k8s": "kubernetes", "kubernetes": "k8s", "js": "javascript", "javascript": "js",
     "ts": "typescript", "typescript": "ts", "powerbi": "power bi", "power bi": "powerbi",
     "sklearn": "scikit-learn", "scikit-learn": "sklearn", "node": "node.js", "node.js": "node",
+    "gcp": "google cloud platform", "google cloud platform": "gcp", "google cloud": "gcp",
+    "aws": "amazon web services", "amazon web services": "aws", "azure": "microsoft azure",
+    "microsoft azure": "azure", "excel": "microsoft excel", "microsoft excel": "excel",
+    "solidworks": "solid works", "ms sql": "sql server", "sql server": "ms sql",
 }  # fmt: skip

@@ -40,17 +40,19 @@ _FIELD_STOP = frozenset(
 )
 _THEIRS = re.compile(
     r"\b(?:you|your|require[sd]?|requirement|asks?|asking|looking for|prefer(?:red|s)?|ideally|listing|"
-    r"posting|advert|mentions?)\b",
+    r"posting|advert|mentions?|nice to have|a plus|bonus)\b",
     re.IGNORECASE,
 )
 _GENERIC_FIELD = frozenset({"science", "sciences", "studies", "arts", "of", "and", "in", "engineering"})
 
 
 def _about_person(clause: str, sentence: str) -> bool:
-    """Whether a clause speaks of the person's own holdings, not of the role's wishes."""
+    """Whether a clause speaks of the person's own holdings, not of the role's wishes: in the first
+    person, or a bullet of the letter's own list ("- Google UX Design Certificate")."""
     if _THEIRS.search(clause) and not FIRST_PERSON.search(clause):
         return False
-    return bool(FIRST_PERSON.search(clause) or FIRST_PERSON.search(sentence))
+    bullet = sentence.lstrip()[:1] in "-*\u2022"
+    return bool(FIRST_PERSON.search(clause) or FIRST_PERSON.search(sentence) or bullet)
 
 
 def _field_words(after: str) -> list[str]:
@@ -128,7 +130,10 @@ def check_certifications(text: str, facts: Facts) -> Check:
             if GAP.search(clause) or not _about_person(clause, sentence):
                 continue
             for name in _certifications(clause):
-                if not contains(facts.profile_text, fold(bare(name))):
+                plain = fold(CERTIFICATION_WORD.sub(" ", bare(name)))  # "certified X" is X
+                if not contains(facts.profile_text, plain) and not contains(
+                    facts.profile_text, fold(bare(name))
+                ):
                     bad.append(name)
     return verdict(
         "certifications", bad, lambda shown: f"claims the certification {shown}, not in your profile"

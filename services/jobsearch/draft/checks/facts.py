@@ -16,9 +16,10 @@ from datetime import date
 
 from jobsearch.draft.checks.figures import figures
 from jobsearch.draft.checks.injection import Injected, find_injections
+from jobsearch.draft.checks.lexicon import language_codes
 from jobsearch.draft.checks.links import link_key
 from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
-from jobsearch.draft.checks.vocabulary import COMMON, SKILLS
+from jobsearch.draft.checks.vocabulary import COMMON, LANGUAGES, SKILLS
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
 from jobsearch.reading.skills import SKILL_SYNONYMS
@@ -85,6 +86,8 @@ def initialisms(name: str) -> set[str]:
         out.add("".join(p[0] for p in heads[:end]).upper())
     if len(parts) > len(heads) >= 2:  # with its small words too: College of Engineering Pune -> COEP
         out.add("".join(p[0] for p in parts if p[:1].isalpha()).upper())
+        # or kept whole: Universidad de Guadalajara -> UdeG
+        out.add("".join(p if p.lower() in _CONNECTORS else p[0].upper() for p in parts))
     return out
 
 
@@ -113,11 +116,13 @@ class Facts:
     schools: list[str]  # folded
     school_names: list[str]  # as the profile writes them
     figures: set[tuple[float, str]]  # (value, unit) of every figure in the sources
+    profile_figures: set[tuple[float, str]]  # ... in the profile alone
     durations: dict[str, set[float]]  # employer -> years a draft may say it lasted; "" for the total
     links: list[str]
     listing_skills: set[str]  # skills the listing names (folded)
     person_names: set[str]  # the person's own name and signature words (folded)
     language: str = "en"  # the profile's `writing.language`
+    languages: tuple[str, ...] = ("en",)  # the letter's languages, as wordfreq codes (`lexicon`)
     injected: Injected = field(default_factory=Injected)
 
     @classmethod
@@ -170,6 +175,8 @@ class Facts:
             schools=[fold(s.institution) for s in person.education],
             school_names=[s.institution for s in person.education],
             figures={(f.value, f.unit) for f in figures(sources)} | {(float(y), "") for y in _years(profile)},
+            profile_figures={(f.value, f.unit) for f in figures(profile_plain)}
+            | {(float(y), "") for y in _years(profile)},
             durations=_durations(profile, today or date.today()),
             links=[link_key(x) for x in [person.email or "", *person.links, listing.url,
                                          *(s.url for s in listing.sources)] if x],
@@ -177,6 +184,9 @@ class Facts:
             person_names=set(fold(f"{person.name} {profile.writing.signature or ''}").split()),
             injected=injected,
             language=profile.writing.language.lower().split("-")[0],
+            languages=language_codes(
+                profile.writing.language, [w for w in fold(profile_plain).split() if w in LANGUAGES]
+            ),
         )  # fmt: skip
 
     def employers_in(self, text: str) -> set[str]:

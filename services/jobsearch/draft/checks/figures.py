@@ -49,7 +49,7 @@ _FIGURE = re.compile(
 _NAME_BEFORE = re.compile(r"[A-Z][\w-]*\s$")  # "WCAG 2.1", "Python 3.12"
 _MONTH_BESIDE = re.compile(rf"(?:\b(?:{_MONTHS})\.?\s+$)|(?:^\s+(?:of\s+)?(?:{_MONTHS})\b)", re.I)
 _PHONE = re.compile(r"\+?\d[\d\s().-]{7,}\d")
-_NOT_FIGURE_WORDS = {"one", "two"}
+_NOT_FIGURE_WORDS = {"one", "two", "three"}  # small counts in words restate a list
 
 
 @dataclass(frozen=True)

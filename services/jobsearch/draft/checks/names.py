@@ -14,6 +14,7 @@ organisation ("bei Initech", "für die Acme GmbH", "at Hooli") is read.
 from __future__ import annotations
 
 from jobsearch.draft.checks.facts import Facts
+from jobsearch.draft.checks.lexicon import is_common
 from jobsearch.draft.checks.text import Word, bare, fold, sentences, words
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import (
@@ -92,6 +93,7 @@ def _plain_word(word: str, facts: Facts, lower: set[str]) -> bool:
         key in COMMON
         or key in lower
         or key in facts.vocabulary
+        or is_common(word, facts.languages)
         # an opening word with the ending of a common English word: "Reading", "Reliability"
         or (key.endswith(_COMMON_ENDINGS) and len(key) > 5)
     )
@@ -117,26 +119,31 @@ def _name_known(token: str, facts: Facts) -> bool:
     )
 
 
-def _known(word: Word, facts: Facts, lower: set[str], opens: bool) -> bool:
+_DEMONYM_ENDINGS = ("ian", "ean", "ese", "ish", "an", "ic", "i")
+
+
+def _known(word: Word, facts: Facts, lower: set[str], opens: bool, next_word: str = "") -> bool:
     token = word.bare
     key = token.lower()
-    if any(marker.fullmatch(token) for marker in facts.injected.markers):
-        return True  # the injection check reports it
-    if _name_known(token, facts) or token in _I or token in GENERIC_ACRONYMS or token.isdigit():
-        return True
-    if (
-        (key in COMMON and len(key) > 1)
+    named_elsewhere = (
+        any(marker.fullmatch(token) for marker in facts.injected.markers)  # the injection check's
+        or (fold(token) in SKILLS and key not in AMBIGUOUS_SKILLS | {"oracle", "epic"})  # the skills check's
+        or (key in CERTIFICATIONS and token.isupper())  # the certifications check's
+    )
+    generic = (
+        _name_known(token, facts)
+        or token in _I
+        or token in GENERIC_ACRONYMS
+        or token.isdigit()
+        or (key in COMMON and len(key) > 1)
         or key in GENERIC_CAPS
         or key in GREETINGS
         or key in LANGUAGES
         or fold(token) in facts.person_names
-    ):
-        return True
-    if fold(token) in SKILLS and key not in AMBIGUOUS_SKILLS | {"oracle", "epic"}:
-        return True  # the skills check decides
-    if key in CERTIFICATIONS and token.isupper():
-        return True  # the certifications check decides
-    return opens and _plain_word(token.split("-")[0], facts, lower)
+        # "Peruvian Spanish", "Brazilian Portuguese": a variety of a language
+        or (key.endswith(_DEMONYM_ENDINGS) and next_word.lower() in LANGUAGES)
+    )
+    return named_elsewhere or generic or (opens and _plain_word(token.split("-")[0], facts, lower))
 
 
 def _formula(sentence: str) -> bool:
@@ -204,7 +211,8 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
                 continue
             if run and (any(c in before for c in ',;:()"\u201c\u201d') or after_name):
                 close()
-            if not _known(word, facts, lower, opens and not run):
+            following = all_words[i + 1].text if i + 1 < len(all_words) else ""
+            if not _known(word, facts, lower, opens and not run, following):
                 unknown = True
             run.append(word)
         elif run and word.text.lower() in _CONNECTORS:

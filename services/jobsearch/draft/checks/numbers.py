@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from jobsearch.draft.checks.claims import claims
 from jobsearch.draft.checks.facts import Facts
 from jobsearch.draft.checks.figures import Figure, figures, same
 from jobsearch.draft.checks.text import clauses, sentences
@@ -35,10 +36,11 @@ def _employer_span(figure: Figure, clause: str, facts: Facts) -> bool:
     return any(figure.value in facts.durations.get(e, set()) for e in facts.employers_in(clause))
 
 
-def _stated(figure: Figure, facts: Facts) -> bool:
+def _stated(figure: Figure, facts: Facts, among: set[tuple[float, str]] | None = None) -> bool:
+    known = facts.figures if among is None else among
     return any(
         same(figure.value, value) and unit in {figure.unit, ""} for value, unit in facts.figures
-    ) or any(same(figure.value, value) and figure.unit == "" for value, _ in facts.figures)
+    ) or any(same(figure.value, value) and figure.unit == "" for value, _ in known)
 
 
 def _duration_ok(figure: Figure, clause: str, before: str, facts: Facts) -> bool:
@@ -49,8 +51,11 @@ def _duration_ok(figure: Figure, clause: str, before: str, facts: Facts) -> bool
     allowed: set[float] = set()
     for employer in employers:
         allowed |= facts.durations.get(employer, set())
-    if not employers or len(employers) > 1:
-        allowed |= facts.durations.get("", set())  # no employer, or several: the totals too
+    longest = max(allowed, default=0.0)
+    if not employers or len(employers) > 1 or years > longest + 1:
+        # no employer, or several, or longer than the stay named ("thirteen years, starting at
+        # Brouwer in 2013"): the career's totals too
+        allowed |= facts.durations.get("", set())
     if figure.plus:
         return any(a >= years for a in allowed) or _stated(figure, facts)
     slack = 1.0 if _ROUGHLY.search(before) else (0.5 if figure.unit == "month" else 0.0)
@@ -71,6 +76,10 @@ def unstated(text: str, facts: Facts) -> list[str]:
                     continue  # "three things from your posting": the letter's own list
                 if figure.unit in {"year", "month"}:
                     ok = _duration_ok(figure, clause, clause[: figure.start], facts)
+                elif claims(clause, figure.start):  # "I released 60 parts": the person's, so the profile's
+                    ok = _stated(figure, facts, facts.profile_figures) or _employer_span(
+                        figure, clause, facts
+                    )
                 else:
                     ok = _stated(figure, facts) or _employer_span(figure, clause, facts)
                 if not ok:

@@ -39,6 +39,7 @@ _TRIGGER = re.compile(
     r"(?:an?\s+|the\s+|my\s+)?|^",
     re.IGNORECASE,
 )
+_HEADS = frozenset({"head", "director", "vp", "chief", "dean"})
 _NEXT_WORD = re.compile(r"[\w/+&'\u2019-]+")
 _REFERENCE = re.compile(
     r"^\s*(?:role|position|posting|opening|vacancy|job|opportunity|team|ad|advert|listing)\b", re.I
@@ -69,6 +70,10 @@ _STOP = frozenset(
         "i",
         "is",
         "was",
+        "i'm",
+        "i've",
+        "i'd",
+        "been",
     }
 )
 
@@ -105,7 +110,13 @@ def _titles(sentence: str) -> list[tuple[str, str, bool]]:
         pos, taken = trigger.end(), list[re.Match[str]]()
         while len(taken) < 5:
             word = _NEXT_WORD.match(sentence, pos)
-            if word is None or word.group().lower() in _STOP:
+            head_of = (
+                word is not None
+                and word.group() == "of"
+                and bool(taken)
+                and taken[-1].group().lower() in _HEADS
+            )
+            if word is None or (word.group().lower() in _STOP and not head_of):
                 break
             taken.append(word)
             pos = word.end()
@@ -113,6 +124,8 @@ def _titles(sentence: str) -> list[tuple[str, str, bool]]:
                 break
             pos += 1
         last = max((i for i, w in enumerate(taken) if fold(w.group()) in ROLE_NOUNS), default=-1)
+        if any(w.group() == "of" for w in taken):  # "Head of Science": the field is the title's too
+            last = max((i for i, w in enumerate(taken) if w.group()[:1].isupper()), default=last)
         if last < 0:
             continue
         title = sentence[taken[0].start() : taken[last].end()]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from jobsearch.draft.checks.claims import claims
 from jobsearch.draft.checks.facts import Facts
 from jobsearch.draft.checks.text import clauses, fold, sentences, words
 from jobsearch.draft.checks.verdict import verdict
@@ -25,7 +26,6 @@ _SPEAKS = re.compile(
     r"proficient|business-level|working knowledge)\b",
     re.IGNORECASE,
 )
-_YOURS = re.compile(r"\b(?:your|you|you're|you've|the team's|the role's)\b", re.IGNORECASE)
 
 
 def skills_in(clause: str) -> list[tuple[str, str, int]]:
@@ -49,26 +49,13 @@ def skills_in(clause: str) -> list[tuple[str, str, int]]:
     return found
 
 
-def _claims(clause: str, at: int) -> bool:
-    """Whether a clause holds the skill written at `at` as the person's own: a first-person
-    subject before it ("I operate Kubernetes", "we run on Terraform"), no gap word, and no "your"
-    between the two ("I like your Kubernetes setup")."""
-    if GAP.search(clause):
-        return False
-    person = [m.start() for m in FIRST_PERSON.finditer(clause[:at])]
-    if not person:
-        return False
-    your = [m.start() for m in _YOURS.finditer(clause[:at])]
-    return not (your and max(your) > max(person))
-
-
 def check_skills(text: str, facts: Facts) -> Check:
     """Every skill claimed as the person's is one the profile holds."""
     bad: list[str] = []
     for sentence in sentences(text):
         for clause in clauses(sentence):
             for key, written, at in skills_in(clause):
-                if not facts.has_skill(key) and _claims(clause, at):
+                if not facts.has_skill(key) and claims(clause, at):
                     bad.append(written)
             if _SPEAKS.search(clause) and FIRST_PERSON.search(clause) and not GAP.search(clause):
                 for word in words(clause):

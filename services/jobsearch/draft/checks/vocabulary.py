@@ -78,7 +78,7 @@ GENERIC_CAPS = _words(
     jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday
     saturday sunday hiring team manager managers recruiter recruiting recruitment talent people
     hr sir madam mr mrs ms mx dr prof st committee panel colleagues friends folks all everyone
-    linkedin github cv resume résumé portfolio ps p.s q1 q2 q3 q4 am pm eu uk us usa emea
+    uni tech linkedin github cv resume résumé portfolio ps p.s q1 q2 q3 q4 am pm eu uk us usa emea
     apac latam am
     """
 )

@@ -1,0 +1,22 @@
+"""Whether a clause claims something as the person's own: a first-person subject before it ("I
+operate Kubernetes", "we released 60 parts"), no gap or wish word ("not yet", "would", "keen to
+learn"), and no "your" between the two ("I like your Kubernetes setup")."""
+
+from __future__ import annotations
+
+import re
+
+from jobsearch.draft.checks.vocabulary import FIRST_PERSON, GAP
+
+_YOURS = re.compile(r"\b(?:your|you|you're|you've|the team's|the role's)\b", re.IGNORECASE)
+
+
+def claims(clause: str, at: int) -> bool:
+    """Whether `clause` holds what is written at offset `at` as the person's own."""
+    if GAP.search(clause):
+        return False
+    person = [m.start() for m in FIRST_PERSON.finditer(clause[:at])]
+    if not person:
+        return False
+    your = [m.start() for m in _YOURS.finditer(clause[:at])]
+    return not (your and max(your) > max(person))
