@@ -64,8 +64,6 @@ class Person(_Base, kw_only=True, frozen=True):
 
 
 Remote = Literal["any", "remote", "hybrid", "onsite", "remote_or_hybrid"]
-# The filters that may drop a listing when the person asks (`[search] hard`); the rest only score.
-HardFilter = Literal["terms", "locations", "remote", "seniority", "salary_floor"]
 Seniority = Literal["intern", "junior", "mid", "senior", "staff", "principal", "lead", "manager"]
 
 
@@ -82,7 +80,6 @@ class Search(_Base, kw_only=True, frozen=True):
     salary_currency: str | None = None
     must: list[str] = []  # skills the person insists on: each one a listing lacks costs fit points
     avoid: list[str] = []  # skills or areas the person does not want: a listing naming them costs
-    hard: list[HardFilter] = []  # which of the filters above drop a listing (`exclude` always does)
     needs_visa: bool = False  # the person needs visa sponsorship to work where the listing is
 
 

@@ -108,6 +108,27 @@ class SkillMatch:
     avoid_text: list[str]
 
 
+@functools.cache
+def _tools() -> re.Pattern[str]:
+    """One pattern for every tool of the vocabulary, longest first (ambiguous ones capitalised)."""
+    plain = sorted(
+        (t for t in SKILL_NAMES if len(t) > 1 and t not in AMBIGUOUS_SKILLS), key=len, reverse=True
+    )
+    words = sorted((t for t in SKILL_NAMES if len(t) > 1 and t in AMBIGUOUS_SKILLS), key=len, reverse=True)
+    return re.compile(
+        r"(?<![\w.+#-])(?:(?i:"
+        + "|".join(map(re.escape, plain))
+        + r")|"
+        + "|".join(re.escape(w[:1].upper() + w[1:]) for w in words)
+        + r")(?![\w+#])"
+    )
+
+
+def tools_in(text: str) -> list[str]:
+    """The vocabulary's tools a text names, once each, in lower case."""
+    return list(dict.fromkeys(m.group().lower() for m in _tools().finditer(text)))
+
+
 def match(title: str, parts: Sections, skills: list[str], must: list[str], avoid: list[str]) -> SkillMatch:
     """Read a listing's title and text parts against the person's skills, `must` and `avoid`."""
     body = f"{parts.required}\n{parts.nice}\n{parts.other}"
@@ -116,11 +137,7 @@ def match(title: str, parts: Sections, skills: list[str], must: list[str], avoid
     required = [s for s in held if names(s, required_text)]
     other = [s for s in held if s not in required and names(s, body)]
     asks = [
-        tool
-        for tool in sorted(SKILL_NAMES)
-        if len(tool) > 1
-        and names(tool, parts.required)
-        and not any(names(tool, s) or names(s, tool) for s in held)
+        tool for tool in tools_in(parts.required) if not any(names(tool, s) or names(s, tool) for s in held)
     ]
     return SkillMatch(
         required=required,
