@@ -36,6 +36,10 @@ def cmd_listings(args: argparse.Namespace) -> int:
     if args.explain:
         return _explain(db_path, args.explain)
     stored = read_listings(db_path, include_dropped=args.all)
+    # best fit first (unscored listings last), then newest first as read
+    stored = sorted(stored, key=lambda s: -(s.fit if s.fit is not None else -1))
+    if args.min_fit is not None:
+        stored = [s for s in stored if s.fit is not None and s.fit >= args.min_fit]
     if args.json:
         sys.stdout.write(msgspec.json.encode([msgspec.to_builtins(s) for s in stored]).decode() + "\n")
         return 0
@@ -80,6 +84,9 @@ def _describe(item: StoredListing) -> str:
         f"{posted}  {_line(listing.company) or '-'}: {_line(listing.title)}  [{_line(where)}]  {listing.id}"
     )
     lines = [head, f"    state: {item.state}" + (f" ({item.drop_reason})" if item.drop_reason else "")]
+    if item.fit is not None:
+        why = "; ".join(f"{r.points:+d} {_line(r.text)}" for r in item.fit_reasons[:4])
+        lines.append(f"    fit: {item.fit}" + (f" ({why})" if why else ""))
     lines += [f"    {s.board:<15} {_line(s.external_id):<24} {_line(s.url)}" for s in listing.sources]
     return "\n".join(lines)
 
@@ -120,7 +127,14 @@ def add_local_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         description="Print the merged listings (one real job each) with every board posting it was "
         "seen on, from the pipeline's SQLite file (JOBSEARCH_DATA_DIR, JOBSEARCH_DB).",
     )
-    p.add_argument("--json", action="store_true", help="print JSON (the MergedListing, state, drop_reason)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON (the MergedListing, state, drop_reason, fit, fit_reasons)",
+    )
+    p.add_argument(
+        "--min-fit", type=int, metavar="N", help="only the listings whose fit is at least N (0-100)"
+    )
     p.add_argument("--all", action="store_true", help="include the listings the profile's filters dropped")
     p.add_argument(
         "--explain",

@@ -10,7 +10,7 @@ import pytest
 
 from jobsearch.cli import main
 from jobsearch.dedupe.store import SeenSet
-from jobsearch.profile import Search
+from jobsearch.profile import Person, Profile, Search
 from tests.jobsearch.test_dedupe_match import posting
 
 
@@ -89,3 +89,41 @@ def test_schemas_command_writes_and_checks(tmp_path: Path) -> None:
     assert main(["schemas", "--check", str(tmp_path)]) == 0
     (tmp_path / "search.schema.json").write_text("{}")
     assert main(["schemas", "--check", str(tmp_path)]) == 1
+
+
+def test_listings_rank_by_fit_with_reasons_and_filter_on_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Listings recorded with the run's profile carry their fit: `listings` puts the best first with
+    its reasons, `--min-fit` keeps those at or above it, and `--json` gives `fit` and `fit_reasons`
+    for every listing, the dropped ones included."""
+    monkeypatch.setenv("JOBSEARCH_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("JOBSEARCH_DB", raising=False)
+    profile = Profile(
+        person=Person(name="Ada", skills=["Python", "PostgreSQL"]),
+        search=Search(terms=["Backend Engineer"], exclude=["bakery"]),
+    )
+    seen = SeenSet(tmp_path / "jobsearch.sqlite")
+    seen.record(posting("1", "Office Manager", url="https://o.example/1"), profile.search, "r", profile)
+    seen.record(posting("2", "Backend Engineer", url="https://b.example/2"), profile.search, "r", profile)
+    seen.record(
+        posting("3", "Baker", company="Bakery Ltd", url="https://k.example/3"), profile.search, "r", profile
+    )
+    seen.close()
+
+    assert main(["listings", "--all"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("Backend Engineer") < out.index("Office Manager") < out.index("Baker")
+    assert "the title is your role (Backend Engineer)" in out
+    assert main(["listings", "--all", "--json"]) == 0
+    items = {item["listing"]["title"]: item for item in json.loads(capsys.readouterr().out)}
+    assert set(items) == {"Backend Engineer", "Office Manager", "Baker"}
+    assert all(isinstance(item["fit"], int) for item in items.values())
+    assert items["Backend Engineer"]["fit"] > items["Office Manager"]["fit"] > items["Baker"]["fit"]
+    assert {"points", "text"} <= set(items["Baker"]["fit_reasons"][0])
+    assert items["Baker"]["state"] == "dropped"
+    top = items["Backend Engineer"]["fit"]
+    assert main(["listings", "--all", "--min-fit", str(top)]) == 0
+    out = capsys.readouterr().out
+    assert "Backend Engineer" in out
+    assert "Office Manager" not in out

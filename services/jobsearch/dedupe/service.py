@@ -122,7 +122,9 @@ class Dedupe:
         and the redelivered job submits it again under the same key.
         """
         postings = [posting_of(listing) for listing in listings]
-        results = await self.writer.run_job(lambda db: record_postings(db, postings, profile.search, run_id))
+        results = await self.writer.run_job(
+            lambda db: record_postings(db, postings, profile.search, run_id, profile)
+        )
         decisions: list[Decision] = []
         for posting, result in zip(postings, results, strict=True):
             if isinstance(result, str):

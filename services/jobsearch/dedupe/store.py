@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -33,8 +33,9 @@ from jobsearch.db import immediate, open_db, open_db_retrying
 from jobsearch.dedupe import lookup, match, merge, tables
 from jobsearch.dedupe.filters import drop_reason, pay_note
 from jobsearch.dedupe.posting import Posting, posting_of
+from jobsearch.fit import Fit, Reason, score
 from jobsearch.listing import Listing, MergedListing
-from jobsearch.profile import Search
+from jobsearch.profile import Profile, Search
 
 State = Literal["pending", "drafted", "dropped"]
 Outcome = Literal["new", "merged", "updated", "unchanged", "filtered"]  # and, per run, "rejected"
@@ -43,6 +44,7 @@ OUTCOMES: tuple[Outcome, ...] = ("new", "merged", "updated", "unchanged", "filte
 _MERGED = msgspec.json.Decoder(MergedListing)
 _LISTING = msgspec.json.Decoder(Listing)
 _ENCODE = msgspec.json.Encoder()
+_REASONS = msgspec.json.Decoder(list[Reason])
 
 
 class Decision(msgspec.Struct, kw_only=True, frozen=True):
@@ -56,6 +58,7 @@ class Decision(msgspec.Struct, kw_only=True, frozen=True):
     posting_key: str = ""  # the posting it is about (its job owes the draft, when `draft`)
     draft: bool = False  # submit the draft job for `listing`, then `mark_drafted`
     export: bool = False  # submit the export job of `listing.revision` (the store does not show it)
+    fit: Fit | None = None  # its fit for the profile, when one was given
 
 
 class StoredListing(msgspec.Struct, kw_only=True, frozen=True):
@@ -64,6 +67,8 @@ class StoredListing(msgspec.Struct, kw_only=True, frozen=True):
     listing: MergedListing
     state: State
     drop_reason: str | None = None
+    fit: int | None = None  # 0-100 for the profile of the run that last saw it (None: not scored)
+    fit_reasons: list[Reason] = []
 
 
 def _now() -> datetime:
@@ -74,13 +79,28 @@ def _features_json(features: match.Features) -> bytes:
     return _ENCODE.encode(msgspec.structs.replace(features, description=""))
 
 
-def record_posting(db: sqlite3.Connection, posting: Posting, search: Search, run_id: str) -> Decision:
-    """Match, merge, filter and record one posting of run `run_id`, inside the caller's transaction."""
-    return _Recording(db, posting, run_id).run(search)
+def record_posting(
+    db: sqlite3.Connection, posting: Posting, search: Search, run_id: str, profile: Profile | None = None
+) -> Decision:
+    """Match, merge, filter and record one posting of run `run_id`, inside the caller's
+    transaction; with the run's `profile`, score the listing's fit for it too."""
+    decision = _Recording(db, posting, run_id).run(search)
+    if profile is None:
+        return decision
+    fit = score(profile, decision.listing, date.today())
+    db.execute(
+        "UPDATE dedupe_listings SET fit = ?, fit_reasons = ? WHERE id = ?",
+        (fit.score, _ENCODE.encode(fit.reasons), decision.listing.id),
+    )
+    return msgspec.structs.replace(decision, fit=fit)
 
 
 def record_postings(
-    db: sqlite3.Connection, postings: Sequence[Posting], search: Search, run_id: str
+    db: sqlite3.Connection,
+    postings: Sequence[Posting],
+    search: Search,
+    run_id: str,
+    profile: Profile | None = None,
 ) -> list[Decision | str]:
     """`record_posting` for each, inside the caller's transaction; a posting that cannot be
     recorded is undone alone, noted as `rejected` for the run, and given as its reason (str), so
@@ -91,7 +111,7 @@ def record_postings(
     for posting in postings:
         db.execute("SAVEPOINT one_posting")
         try:
-            out.append(record_posting(db, posting, search, run_id))
+            out.append(record_posting(db, posting, search, run_id, profile))
         except sqlite3.Error:
             raise
         except Exception as exc:  # a posting's own failure: keep the batch's others
@@ -139,11 +159,14 @@ class SeenSet:
         """Close the connection."""
         self.conn.close()
 
-    def record(self, listing: Listing, search: Search, run_id: str) -> Decision:
-        """Match, merge, filter and record one posting of run `run_id`: atomically."""
+    def record(
+        self, listing: Listing, search: Search, run_id: str, profile: Profile | None = None
+    ) -> Decision:
+        """Match, merge, filter and record one posting of run `run_id`, and with `profile` score
+        its fit: atomically."""
         posting = posting_of(listing)
         with immediate(self.conn) as db:
-            return record_posting(db, posting, search, run_id)
+            return record_posting(db, posting, search, run_id, profile)
 
     def mark_drafted(self, listing_id: str, owner: str) -> None:
         """`mark_drafted` in a transaction of its own."""
@@ -393,7 +416,7 @@ def read_listings(path: Path, *, include_dropped: bool = False) -> list[StoredLi
     try:
         try:
             rows = conn.execute(
-                "SELECT data, state, drop_reason FROM dedupe_listings "
+                "SELECT data, state, drop_reason, fit, fit_reasons FROM dedupe_listings "
                 + ("" if include_dropped else "WHERE state != 'dropped' ")
                 + "ORDER BY first_seen DESC, id"
             ).fetchall()
@@ -404,6 +427,12 @@ def read_listings(path: Path, *, include_dropped: bool = False) -> list[StoredLi
     finally:
         conn.close()
     return [
-        StoredListing(listing=_MERGED.decode(r["data"]), state=r["state"], drop_reason=r["drop_reason"])
+        StoredListing(
+            listing=_MERGED.decode(r["data"]),
+            state=r["state"],
+            drop_reason=r["drop_reason"],
+            fit=r["fit"],
+            fit_reasons=_REASONS.decode(r["fit_reasons"]) if r["fit_reasons"] else [],
+        )
         for r in rows
     ]

@@ -106,6 +106,8 @@ _ADDED = (
     ("dedupe_postings", "data", "BLOB"),  # the posting's Listing, JSON (NULL: recorded before)
     ("dedupe_postings", "fingerprint", "TEXT"),
     ("dedupe_postings", "why", "TEXT"),  # how it matched, in words (`jobsearch listings --explain`)
+    ("dedupe_listings", "fit", "INTEGER"),  # its fit for the profile of the run that last saw it
+    ("dedupe_listings", "fit_reasons", "BLOB"),  # the fit's reasons, JSON (`jobsearch.fit.Reason`)
 )
 
 
