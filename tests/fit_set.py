@@ -107,7 +107,7 @@ def ndcg_at(grades_in_order: list[int], k: int = 10) -> float:
     """NDCG@k with gains 2^grade - 1."""
 
     def dcg(grades: list[int]) -> float:
-        return sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(grades[:k]))
+        return sum(float(2**g - 1) / math.log2(i + 2) for i, g in enumerate(grades[:k]))
 
     ideal = dcg(sorted(grades_in_order, reverse=True))
     return dcg(grades_in_order) / ideal if ideal else 0.0
