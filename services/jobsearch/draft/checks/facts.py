@@ -30,7 +30,7 @@ _LEGAL = re.compile(
     re.IGNORECASE,
 )
 _CONNECTORS = frozenset(
-    {"of", "de", "der", "des", "du", "la", "le", "van", "von", "and", "&", "für", "for", "the"}
+    {"of", "de", "der", "des", "du", "la", "le", "van", "von", "and", "&", "für", "for", "the", "à", "y", "e"}
 )
 _DEGREE_FAMILIES: dict[str, re.Pattern[str]] = {
     "doctorate": re.compile(r"\bph\.?\s?d\b|\bdoctorate\b|\bdoctoral\b|\bd\.phil\b|\bdr\.\s?rer\b", re.I),
@@ -88,6 +88,8 @@ def initialisms(name: str) -> set[str]:
         out.add("".join(p[0] for p in parts if p[:1].isalpha()).upper())
         # or kept whole: Universidad de Guadalajara -> UdeG
         out.add("".join(p if p.lower() in _CONNECTORS else p[0].upper() for p in parts))
+        # or only the one-letter ones: Université du Québec à Montréal -> UQAM
+        out.add("".join(p[0].upper() for p in parts if p.lower() not in _CONNECTORS or len(p) == 1))
     return out
 
 

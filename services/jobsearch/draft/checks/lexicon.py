@@ -28,9 +28,14 @@ _CODES = {
 }  # fmt: skip
 
 
+# Languages whose words wordfreq reads with a tokenizer of their own (MeCab, jieba), which does
+# not install here; a letter in them is not written in Latin script, where names stand out.
+_OWN_TOKENIZER = frozenset({"ja", "zh", "ko"})
+
+
 @functools.cache
 def _known_codes() -> frozenset[str]:
-    return frozenset(available_languages(wordlist="best"))
+    return frozenset(available_languages(wordlist="best")) - _OWN_TOKENIZER
 
 
 def language_codes(language: str, named: list[str]) -> tuple[str, ...]:
@@ -42,5 +47,11 @@ def language_codes(language: str, named: list[str]) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=65536)
 def is_common(word: str, languages: tuple[str, ...]) -> bool:
-    """Whether a word is common in any of the languages."""
-    return any(zipf_frequency(word, code) >= COMMON_ZIPF for code in languages)
+    """Whether a word is common in any of the languages (never raises: an unreadable word is not)."""
+    for code in languages:
+        try:
+            if zipf_frequency(word, code) >= COMMON_ZIPF:
+                return True
+        except Exception:
+            continue
+    return False

@@ -21,6 +21,7 @@ from jobsearch.draft.checks.vocabulary import (
     AMBIGUOUS_SKILLS,
     CERTIFICATIONS,
     COMMON,
+    DEMONYMS,
     GENERIC_ACRONYMS,
     GENERIC_CAPS,
     GREETINGS,
@@ -146,6 +147,15 @@ def _known(word: Word, facts: Facts, lower: set[str], opens: bool, next_word: st
     return named_elsewhere or generic or (opens and _plain_word(token.split("-")[0], facts, lower))
 
 
+def _tolerated(word: Word, facts: Facts) -> bool:
+    """An unknown capitalised word that is no name to check: a single letter (a Yoruba "Ẹ"), or a
+    demonym ("British and European")."""
+    token = word.bare
+    if len([c for c in token if c.isalpha()]) <= 1:
+        return True
+    return token.lower() in DEMONYMS
+
+
 def _formula(sentence: str) -> bool:
     """A greeting or sign-off line ("Namaste Farhan,", "Pozdrawiam serdecznie,", "Diolch!"):
     its first word is the formula, in whatever language, not a name."""
@@ -212,7 +222,7 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
             if run and (any(c in before for c in ',;:()"\u201c\u201d') or after_name):
                 close()
             following = all_words[i + 1].text if i + 1 < len(all_words) else ""
-            if not _known(word, facts, lower, opens and not run, following):
+            if not _known(word, facts, lower, opens and not run, following) and not _tolerated(word, facts):
                 unknown = True
             run.append(word)
         elif run and word.text.lower() in _CONNECTORS:

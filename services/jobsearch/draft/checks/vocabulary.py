@@ -104,6 +104,20 @@ LANGUAGES = _words(
     """
 )
 
+# What people of a country or region are called: a capitalised word that names no one.
+DEMONYMS = _words(
+    """
+    american british english scottish welsh irish canadian mexican brazilian argentine argentinian
+    chilean colombian peruvian venezuelan cuban latin european african asian nordic scandinavian
+    german french spanish portuguese italian dutch belgian swiss austrian danish swedish norwegian
+    finnish icelandic polish czech slovak hungarian romanian bulgarian greek turkish russian
+    ukrainian serbian croatian slovenian baltic estonian latvian lithuanian israeli arab arabic
+    egyptian moroccan nigerian kenyan ghanaian ethiopian indian pakistani bangladeshi nepali
+    chinese japanese korean vietnamese thai filipino indonesian malaysian singaporean australian
+    emirati saudi iranian iraqi lebanese jordanian quebecois québécois catalan basque galician
+    """
+)
+
 # The tool vocabulary, folded as `text.fold` reads a draft ("next.js" -> "next js").
 SKILLS = frozenset(fold(name) for name in SKILL_NAMES)
 
