@@ -272,3 +272,35 @@ async def test_a_run_without_services_says_which_stage_no_worker_serves(
     with anyio.fail_after(30):
         code = await process.wait()
     assert code == 128 + signal.SIGTERM
+
+
+async def test_a_run_refuses_services_left_running_with_other_settings(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    """A `jobsearch serve draft` started with another LLM setting would draft this run's listings
+    with it: the run does not start its own, says which service and what to do, exits 2, and
+    starts nothing."""
+    other = dict(os.environ) | {"LLM_TIMEOUT": "7"}
+    service = await anyio.open_process(
+        [sys.executable, "-m", "jobsearch.cli", "--log-format", "json", "serve", "draft"],
+        env=other,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        assert service.stderr is not None
+        seen = bytearray()
+        with anyio.fail_after(60):
+            async for chunk in service.stderr:
+                seen.extend(chunk)
+                if b"worker.started" in seen:
+                    break
+        result = await anyio.to_thread.run_sync(run, profile_with(tmp_path))
+        assert result.returncode == 2, result.stdout + result.stderr
+        assert "already running with other settings than this run" in result.stderr
+        assert f"pid {service.pid} draft" in result.stderr
+        assert not (data_dir / "tracker.xlsx").exists()  # nothing ran
+    finally:
+        service.terminate()
+        with anyio.fail_after(30):
+            await service.wait()

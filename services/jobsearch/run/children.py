@@ -1,12 +1,14 @@
 """The four stage services of `jobsearch run`, as child processes.
 
-Each child is exactly what a person would start by hand, `jobsearch serve STAGE` (run as
-`python -m jobsearch.cli` so that it works without the console script on PATH), with this
+Each child is exactly what a person would start by hand, `jobsearch serve STAGE`, with this
 process's environment passed through unchanged: with `NATS_URL` unset it joins the embedded
-server this process started (`server.url` in the shared store directory). A child counts as
-started when it logs `worker.started` (its consumers are bound). A child that dies during the run
-(killed, crashed) is started again, a few times at most: its unacknowledged jobs are redelivered
-to the new one, so nothing is lost.
+server this process started (`server.url` in the shared store directory). It runs tethered to
+this process (`python -m jobsearch.run.tethered serve STAGE`, see `jobsearch.run.lifeline`): when
+this process ends, however it ends (`kill -9` included), every child stops as on SIGTERM (handing
+back its jobs) and is gone within its grace period, so no service outlives its run to take jobs
+with an old environment. A child counts as started when it logs `worker.started` (its consumers
+are bound). A child that dies during the run (killed, crashed) is started again, a few times at
+most: its unacknowledged jobs are redelivered to the new one, so nothing is lost.
 
 (jetjobs.testing.WorkerPool runs `jetjobs worker APP` processes with every setting pinned in their
 environment; here the children must be the user-facing command with the environment as it is.
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
@@ -27,6 +28,7 @@ import structlog
 
 from jetjobs.testing import WorkerProcess
 from jobsearch.jobs import Stage
+from jobsearch.run.lifeline import Lifeline
 
 log = structlog.get_logger("jobsearch.run")
 
@@ -79,13 +81,11 @@ class StageServices:
         self.failed = anyio.Event()
         self._stopping = False
         self._tg: anyio.abc.TaskGroup | None = None
+        self._lifeline = Lifeline()
 
     def command(self, stage: Stage) -> list[str]:
-        """The child's command line: `jobsearch serve STAGE`."""
-        return [
-            sys.executable, "-m", "jobsearch.cli", "--log-format", "json",
-            "serve", stage, "-c", str(self.concurrency),
-        ]  # fmt: skip
+        """The child's command line: `jobsearch serve STAGE`, tethered to this process."""
+        return self._lifeline.command(["--log-format", "json", "serve", stage, "-c", str(self.concurrency)])
 
     async def __aenter__(self) -> StageServices:
         self._tg = anyio.create_task_group()
@@ -94,10 +94,16 @@ class StageServices:
             async with anyio.create_task_group() as tg:
                 for stage in self.stages:
                     tg.start_soon(self._start, stage)
-        except BaseException:
+        except BaseException as exc:
+            # Stop what did start, then leave the watchers' group (outside the shield: a cancel
+            # scope must be exited in the order it was entered).
             with anyio.CancelScope(shield=True):
                 await self.stop()
-                await self._tg.__aexit__(None, None, None)
+            self._tg.cancel_scope.cancel()
+            try:
+                await self._tg.__aexit__(type(exc), exc, exc.__traceback__)
+            finally:
+                self._lifeline.close()
             raise
         return self
 
@@ -107,20 +113,29 @@ class StageServices:
         with anyio.CancelScope(shield=True):
             await self.stop()
         assert self._tg is not None
-        return await self._tg.__aexit__(exc_type, exc, tb)
+        try:
+            return await self._tg.__aexit__(exc_type, exc, tb)
+        finally:
+            self._lifeline.close()  # no child left to tether
 
     async def _start(self, stage: Stage) -> StageProcess:
         assert self._tg is not None
         process = await anyio.open_process(
-            self.command(stage), stdin=None, stdout=-3, stderr=-1, env=dict(os.environ)
-        )  # -3: subprocess.DEVNULL, -1: subprocess.PIPE
+            self.command(stage),
+            stdin=None,
+            stdout=-3,  # subprocess.DEVNULL
+            stderr=-1,  # subprocess.PIPE
+            env=self._lifeline.env(os.environ),
+            pass_fds=self._lifeline.pass_fds,
+        )
         child = StageProcess(stage, process)
         self.current[stage] = child
         self._tg.start_soon(self._watch, child)
         with anyio.move_on_after(self.startup_timeout):
             await child.started.wait()
         if child.worker_id is None:
-            child.process.kill()
+            if child.process.returncode is None:
+                child.process.kill()
             raise ServiceFailed(f"the {child.describe()}\ndid not start")
         log.debug("run.service_started", stage=stage, pid=child.pid, worker=child.worker_id)
         return child

@@ -132,7 +132,8 @@ def add_run_commands(sub: Any) -> None:
         help="run a search end to end and update the tracker",
         description="Start the four stage services, submit the profile's search, show progress, wait "
         "until the pipeline drains, render the tracker and print a summary. Exit status: 0 all went "
-        "well, 1 something failed (named in the summary), 2 the run could not start.",
+        "well, 1 something failed (named in the summary), 2 the run could not start, 3 the NATS server "
+        "went away mid-run.",
     )
     p.add_argument("--profile", required=True, metavar="PROFILE", help="the profile TOML file")
     p.add_argument(

@@ -6,11 +6,16 @@ ledger follower ─▶ 4 x `jobsearch serve STAGE` ─▶ submit ─▶ wait unt
  ─▶ record dead draft jobs as their listings' issues ─▶ submit `jobsearch.tracker` (render)
  ─▶ wait for it ─▶ summary, exit code
 ```
+
+Beside it all the whole time: SIGINT/SIGTERM (exit 128 + signal) and the server going away
+(`jobsearch.run.server_watch`, exit 3), each stopping the services and recording the run
+`interrupted`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import secrets
 import signal
 import sys
@@ -41,8 +46,10 @@ from jobsearch.jobs import (
 )
 from jobsearch.run.children import ServiceFailed, StageServices
 from jobsearch.run.display import Display
+from jobsearch.run.fingerprint import OtherSettings, check_services
 from jobsearch.run.owed import record_dead_drafts
 from jobsearch.run.progress import Progress, follow_ledger, queues_idle, wait_drained
+from jobsearch.run.server_watch import SERVER_LOST, ServerWatch
 from jobsearch.run.summary import (
     CANNOT_RUN,
     WATCHED,
@@ -129,6 +136,8 @@ class Orchestra:
         self.service_error: str | None = None
         self.display: Display | None = None
         self.drafts_owed = 0  # listings owed a draft by earlier runs that this run submitted
+        self.services: StageServices | None = None
+        self.other_settings = ""  # services that run with other settings, with --no-services
 
     async def run(self, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> RunSummary:
         """Start everything, `submit` the work, wait for the drain and the tracker; summarise."""
@@ -136,9 +145,11 @@ class Orchestra:
         for queue in QUEUES.values():
             await self.publisher.topology.ensure_queue(self.publisher.js, queue)
         display = self.display = Display(self.progress, sources=sources)
+        if self.other_settings:
+            display.note(self.other_settings)
         try:
             async with anyio.create_task_group() as tg:
-                services = StageServices(
+                services = self.services = StageServices(
                     [] if self.args.no_services else STAGES,
                     concurrency=self.args.concurrency,
                     on_restart=lambda stage, n: display.note(
@@ -155,7 +166,9 @@ class Orchestra:
                         self.service_error = services.failure
                 tg.cancel_scope.cancel()
         finally:
-            await subscription.unsubscribe()
+            # With the server gone this cannot be sent, and must not hide why the run ended.
+            with contextlib.suppress(Exception), anyio.move_on_after(2, shield=True):
+                await subscription.unsubscribe()
         with Store.open(self.pipeline.db_path) as store:
             numbers = store.run_numbers(self.run_id, drafts_since=self.drafts_since)
         outcomes = run_outcomes(self.pipeline.db_path, self.run_id)
@@ -200,7 +213,9 @@ class Orchestra:
         dead_drafts = [record for record in self.progress.dead if record.type == DRAFT]
         if dead_drafts:
             db_path = self.pipeline.db_path
-            await anyio.to_thread.run_sync(record_dead_drafts, db_path, self.run_id, dead_drafts)
+            await anyio.to_thread.run_sync(
+                record_dead_drafts, db_path, self.run_id, dead_drafts, self.progress.runs
+            )
         job = await self.publisher.enqueue(
             TRACKER,
             TrackerJob(run_id=self.run_id),
@@ -231,29 +246,51 @@ def _print_summary(summary: RunSummary, *, timings: bool = False) -> None:
 
 async def conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> int:
     """Run, record the outcome in the store, print the summary; SIGINT/SIGTERM stop it cleanly
-    (the services hand back their jobs, the run is recorded `interrupted`)."""
+    (the services hand back their jobs, the run is recorded `interrupted`), and so does the server
+    going away (one line, exit 3: `jobsearch.run.server_watch`)."""
     outcome = "interrupted"
     summary: RunSummary | None = None
     stopped_by: list[int] = []
+    watch = ServerWatch(orchestra.nc, embedded=not orchestra.settings.nats.url)
+    try:
+        # Services left running with other settings (an old provider or key) would take this
+        # run's jobs: refused before any of this run's own starts, or, with --no-services, said.
+        starting = not orchestra.args.no_services
+        orchestra.other_settings = (
+            await check_services(orchestra.nc, orchestra.settings, starting_services=starting) or ""
+        )
+    except OtherSettings as exc:
+        print(f"jobsearch: {exc}", file=sys.stderr)
+        with Store.open(orchestra.pipeline.db_path) as store:
+            store.finish_run(orchestra.run_id, outcome="failed", summary={"refused": str(exc)})
+        return CANNOT_RUN
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(_stop_on_signal, tg.cancel_scope, stopped_by)
+            tg.start_soon(_stop_when_lost, watch, tg.cancel_scope, orchestra)
             summary = await orchestra.run(submit, sources=sources)
             summary.command = orchestra.command
             tg.cancel_scope.cancel()
     except ServiceFailed as exc:
-        print(f"jobsearch: a stage service did not start: {exc}", file=sys.stderr)
-        outcome = "failed"
-        return CANNOT_RUN
+        if not await watch.confirm():  # a service that could not reach a server that is gone
+            print(f"jobsearch: a stage service did not start: {exc}", file=sys.stderr)
+            outcome = "failed"
+            return CANNOT_RUN
+    except Exception:
+        if not await watch.confirm():  # an error of its own, not the server's going away
+            raise
     finally:
         with Store.open(orchestra.pipeline.db_path) as store:
             if summary is not None:
                 outcome = "ok" if summary.exit_code == 0 else "failed"
-            store.finish_run(
-                orchestra.run_id,
-                outcome=outcome,
-                summary=msgspec.to_builtins(summary) if summary is not None else {},
-            )
+            recorded: dict[str, Any] = {"interrupted": "server lost"} if watch.lost.is_set() else {}
+            if summary is not None:
+                recorded = msgspec.to_builtins(summary)
+            store.finish_run(orchestra.run_id, outcome=outcome, summary=recorded)
+    if watch.lost.is_set() and summary is None:
+        await watch.close()
+        print(watch.message(orchestra.run_id), file=sys.stderr)
+        return SERVER_LOST
     if summary is None:
         signum = stopped_by[0] if stopped_by else signal.SIGINT
         print(
@@ -264,6 +301,14 @@ async def conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]], 
         return 128 + signum
     _print_summary(summary, timings=getattr(orchestra.args, "timings", False))
     return summary.exit_code
+
+
+async def _stop_when_lost(watch: ServerWatch, scope: anyio.CancelScope, orchestra: Orchestra) -> None:
+    await watch.watch()
+    if orchestra.services is not None:
+        # Nothing can be handed back to a server that is gone: do not wait long for the services.
+        orchestra.services.stop_timeout = min(orchestra.services.stop_timeout, 5.0)
+    scope.cancel()
 
 
 async def _stop_on_signal(scope: anyio.CancelScope, stopped_by: list[int]) -> None:

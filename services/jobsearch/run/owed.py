@@ -11,7 +11,7 @@ run's end (`record_dead_drafts`), so no listing ends dead-lettered with nobody t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from jetjobs import Publisher, StatusRecord
@@ -41,8 +41,11 @@ async def submit_owed_drafts(
     return len(listings)
 
 
-def record_dead_drafts(db_path: Path, run_id: str, dead: Iterable[StatusRecord]) -> int:
-    """Record each dead-lettered draft job of the run as its listing's issue; how many."""
+def record_dead_drafts(
+    db_path: Path, run_id: str, dead: Iterable[StatusRecord], runs: Mapping[str, str] | None = None
+) -> int:
+    """Record each dead-lettered draft job as its listing's issue, under the run it belongs to
+    (`runs`: job id -> run id, as the run's progress learned them; default: this run); how many."""
     recorded = 0
     with Store.open(db_path) as store:
         for record in dead:
@@ -51,5 +54,6 @@ def record_dead_drafts(db_path: Path, run_id: str, dead: Iterable[StatusRecord])
                 continue
             why = record.error or record.dead_reason or "dead-lettered"
             issue = DraftIssue(kind="failed", reason=f"the draft job died: {why}", attempts=record.attempt)
-            recorded += store.record_draft_issue(listing_id, issue, run_id=run_id, job_id=record.id)
+            owner = (runs or {}).get(record.id, run_id)
+            recorded += store.record_draft_issue(listing_id, issue, run_id=owner, job_id=record.id)
     return recorded

@@ -1,5 +1,13 @@
 """The end of a run: what it found, drafted and cost, what failed, where the tracker is, and the
-exit code (0 all went well; 1 something failed and is named; 2 the run could not start)."""
+exit code (0 all went well; 1 something failed and is named; 2 the run could not start).
+
+The stage services finish whatever the queues hold: a run killed mid-run leaves its jobs there,
+and the next run's services finish them under the old run's id. The summary counts the run's own
+jobs in its lines (each source once, each posting once, its drafts), and what it finished for
+each earlier run on a line of its own, with how that run ended (`interrupted`: its process was
+stopped or killed). `failed` counts the run's own jobs that died (each has its dead letter); the
+dead letters that were there before the run began are named apart.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +15,7 @@ from typing import Any
 
 import msgspec
 
+from jetjobs import StatusRecord
 from jobsearch.dedupe.report import RunOutcomes
 from jobsearch.jobs import (
     BOARD_READ,
@@ -19,7 +28,7 @@ from jobsearch.jobs import (
     SOURCE,
     TRACKER,
 )
-from jobsearch.run.progress import Progress
+from jobsearch.run.progress import Progress, RunWork
 from jobsearch.store import ProviderUsage, RunNumbers
 from jobsearch.store.records import Fallback
 
@@ -27,6 +36,19 @@ OK = 0
 FAILED = 1
 CANNOT_RUN = 2
 _SHOWN_FAILURES = 10
+
+
+class EarlierRun(msgspec.Struct, kw_only=True):
+    """What a run finished for an earlier run's jobs (left in the queues when it was stopped)."""
+
+    run_id: str
+    outcome: str | None = None  # as the runs table says: `interrupted`, `running`, ...
+    sources: int = 0  # its source jobs that read their board
+    fetched: int = 0  # the postings they gave
+    postings: int = 0  # its postings dedupe looked at
+    listings: int = 0  # its listings recorded (new or changed, with their drafts)
+    drafts: int = 0
+    failures: list[str] = []  # its jobs that died, one line each
 
 
 class RunSummary(msgspec.Struct, kw_only=True):
@@ -61,6 +83,8 @@ class RunSummary(msgspec.Struct, kw_only=True):
     drafts_owed: int = 0
     failures: list[str] = []  # dead jobs (and other failures), one line each
     failed_jobs: int = 0
+    dead_letters_before: int = 0  # in the dead-letter stream already when the run began
+    earlier: list[EarlierRun] = []  # what it finished for earlier runs' jobs, per run
     tracker: str | None = None
     tracker_rows: int = 0
     tracker_error: str | None = None
@@ -78,6 +102,7 @@ class RunSummary(msgspec.Struct, kw_only=True):
             or self.tracker_error
             or self.service_error
             or self.draft_issues.get("failed")
+            or any(run.failures for run in self.earlier)
         )
         return FAILED if failed else OK
 
@@ -103,14 +128,16 @@ def summarise(
 ) -> RunSummary:
     """The summary of a run from its ledger progress and what the database recorded."""
     summary = RunSummary(run_id=run_id, seconds=seconds)
-    reports = [r for r in progress.results.get(SOURCE, []) if isinstance(r, dict)]
-    summary.sources_ok = len(reports)
+    # A replay's jobs carry the ids of the runs they replay: all it settled is its own.
+    replay = numbers.drafts_since is not None
+    own = own_work(progress, *(progress.work if replay else (run_id, None)))
+    summary.sources_ok = len(own.sources)  # once per source, however many jobs read it
     # A broken board's source job is dead-lettered with the reason (the fetch stage names it).
-    summary.sources_failed = [str(record.error) for record in progress.dead if record.type == SOURCE]
+    summary.sources_failed = [str(record.error) for record in own.dead if record.type == SOURCE]
     outcomes = outcomes or RunOutcomes()
     # What the boards reported giving; at least what dedupe recorded (a source job that submitted
     # its postings and then died has no report).
-    summary.listings_seen = max(sum(int(r.get("listings") or 0) for r in reports), outcomes.recorded)
+    summary.listings_seen = max(sum(own.sources.values()), outcomes.recorded)
     summary.listings_new = outcomes.new
     summary.listings_updated = outcomes.updated
     summary.listings_merged = outcomes.merged
@@ -119,7 +146,7 @@ def summarise(
     summary.filtered_reasons = dict(outcomes.filtered_reasons)
     # Postings dedupe could not record, and dead single-posting jobs; a dead batch shows as
     # `not recorded`.
-    summary.listings_rejected = outcomes.rejected + sum(1 for r in progress.dead if r.type == LISTING)
+    summary.listings_rejected = outcomes.rejected + sum(1 for r in own.dead if r.type == LISTING)
     summary.listings_known = outcomes.merged + outcomes.unchanged
     summary.timings = {
         job_type: (counts.settled, round(counts.busy_seconds, 3))
@@ -132,15 +159,52 @@ def summarise(
     summary.fallbacks = numbers.fallbacks
     summary.draft_issues = numbers.draft_issues
     summary.issue_reasons = numbers.issue_reasons
-    dead = [record for record in progress.dead if record.type != SOURCE]
+    dead = [record for record in own.dead if record.type != SOURCE]
     summary.failed_jobs = len(dead)
-    summary.failures = [
-        f"{record.type} {record.id}: {record.dead_reason or 'dead'}: {record.error}" for record in dead
+    summary.failures = [_failure(record) for record in dead]
+    summary.dead_letters_before = progress.dead_letters_before
+    earlier = [] if replay else sorted(r for r in progress.work if r is not None and r != run_id)
+    summary.earlier = [
+        _earlier(r, progress.work[r], numbers.earlier_outcomes.get(r))
+        for r in earlier
+        if progress.work[r].anything
     ]
     if tracker is not None:
         summary.tracker = str(tracker.get("path"))
         summary.tracker_rows = int(tracker.get("rows") or 0)
     return summary
+
+
+def own_work(progress: Progress, *run_ids: str | None) -> RunWork:
+    """The work of the jobs of `run_ids` together: a run's own are those of its id and those whose
+    run is not known (None)."""
+    work = RunWork()
+    for part in (progress.work.get(run_id) for run_id in run_ids):
+        if part is not None:
+            work.sources.update(part.sources)
+            work.postings += part.postings
+            work.exported |= part.exported
+            work.batch_listings += part.batch_listings
+            work.drafts += part.drafts
+            work.dead.extend(part.dead)
+    return work
+
+
+def _earlier(run_id: str, work: RunWork, outcome: str | None) -> EarlierRun:
+    return EarlierRun(
+        run_id=run_id,
+        outcome=outcome,
+        sources=len(work.sources),
+        fetched=sum(work.sources.values()),
+        postings=work.postings,
+        listings=work.listings,
+        drafts=work.drafts,
+        failures=[_failure(record) for record in work.dead],
+    )
+
+
+def _failure(record: StatusRecord) -> str:
+    return f"{record.type} {record.id}: {record.dead_reason or 'dead'}: {record.error}"
 
 
 def format_summary(summary: RunSummary) -> list[str]:
@@ -152,12 +216,14 @@ def format_summary(summary: RunSummary) -> list[str]:
     lines.extend(f"               failed: {line}" for line in summary.sources_failed)
     lines.append(listings_line(summary))
     lines.extend(drafts_lines(summary))
-    lines.append(f"  failed     {summary.failed_jobs} jobs")
-    lines.extend(f"               {line}" for line in summary.failures[:_SHOWN_FAILURES])
-    if len(summary.failures) > _SHOWN_FAILURES:
-        lines.append(
-            f"               ... and {len(summary.failures) - _SHOWN_FAILURES} more (jetjobs dlq list)"
-        )
+    before = summary.dead_letters_before
+    letters = _plural(before, "dead letter")
+    waiting = f"; {before} {letters} from before this run (jetjobs dlq list)" if before else ""
+    lines.append(f"  failed     {summary.failed_jobs} jobs{waiting}")
+    lines.extend(_failure_lines(summary.failures))
+    for earlier in summary.earlier:
+        lines.append(earlier_line(earlier))
+        lines.extend(_failure_lines(earlier.failures))
     if summary.service_error:
         lines.append(f"  service    {summary.service_error}")
     if summary.tracker_error:
@@ -166,6 +232,31 @@ def format_summary(summary: RunSummary) -> list[str]:
     elif summary.tracker:
         lines.append(f"  tracker    {summary.tracker} ({summary.tracker_rows} listings)")
     return lines
+
+
+def earlier_line(run: EarlierRun) -> str:
+    """`earlier    finished for run R (interrupted): 1,985 listings, 3,970 drafts; ...`: what the
+    run's services finished for an earlier run's jobs."""
+    ended = {"running": "still running"}.get(run.outcome or "", run.outcome)
+    parts = [f"{run.listings:,} listings, {run.drafts:,} drafts"]
+    if run.sources:
+        parts.append(f"{run.fetched:,} postings from {run.sources} {_plural(run.sources, 'source')}")
+    if run.postings:
+        parts.append(f"{run.postings:,} postings deduplicated")
+    if run.failures:
+        parts.append(f"{len(run.failures)} failed")
+    return f"  earlier    finished for run {run.run_id}{f' ({ended})' if ended else ''}: " + "; ".join(parts)
+
+
+def _failure_lines(failures: list[str]) -> list[str]:
+    lines = [f"               {line}" for line in failures[:_SHOWN_FAILURES]]
+    if len(failures) > _SHOWN_FAILURES:
+        lines.append(f"               ... and {len(failures) - _SHOWN_FAILURES} more (jetjobs dlq list)")
+    return lines
+
+
+def _plural(n: int, word: str) -> str:
+    return word if n == 1 else f"{word}s"
 
 
 def drafts_lines(summary: RunSummary) -> list[str]:

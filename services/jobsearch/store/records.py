@@ -137,6 +137,12 @@ class RunNumbers(msgspec.Struct, kw_only=True, frozen=True):
     # Listings this run could not draft, by kind (`failed`, `waiting`), with the reasons counted.
     draft_issues: dict[str, int] = {}
     issue_reasons: dict[str, int] = {}
+    # How the most recent other runs ended (`running` if not yet), to name those whose jobs this
+    # run finished.
+    earlier_outcomes: dict[str, str] = {}
+    # Set for a replay, whose jobs carry the run ids of the runs they replay: its drafts are those
+    # recorded since this time, and everything it settled is its own.
+    drafts_since: str | None = None
 
 
 class StoredDraft(msgspec.Struct, kw_only=True, frozen=True):

@@ -50,7 +50,7 @@ from jobsearch.store.records import (
     TrackerRow,
     parse_status,
 )
-from jobsearch.store.runs import run_numbers
+from jobsearch.store.runs import abandoned, hold_run, mark_interrupted, release_run, run_numbers
 from jobsearch.store.schema import migrate
 
 _JSON = msgspec.json.Encoder()
@@ -439,12 +439,16 @@ class Store:
     # -- runs -------------------------------------------------------------------------------
 
     def start_run(self, run_id: str, *, profile: str) -> None:
-        """Record that a run started."""
+        """Record that a run started, in this process (which holds the run's lock until
+        `finish_run`); record `interrupted` the runs whose process ended without finishing
+        (`jobsearch.store.runs`)."""
+        hold_run(self.conn, run_id)  # before the row: a run seen without its lock is gone
         with self._write() as conn:
             conn.execute(
                 "INSERT OR IGNORE INTO runs (run_id, started_at, profile) VALUES (?, ?, ?)",
                 (run_id, utcnow(), profile),
             )
+            mark_interrupted(conn, found_by=run_id)
 
     def finish_run(self, run_id: str, *, outcome: str, summary: dict[str, Any]) -> None:
         """Record how a run ended and its summary."""
@@ -453,6 +457,7 @@ class Store:
                 "UPDATE runs SET finished_at = ?, outcome = ?, summary = ? WHERE run_id = ?",
                 (utcnow(), outcome, _JSON.encode(summary).decode(), run_id),
             )
+        release_run(self.conn, run_id)
 
     def last_run(self) -> RunRecord | None:
         """The most recently started run, if any."""
@@ -464,7 +469,8 @@ class Store:
             started_at=datetime.fromisoformat(row["started_at"]),
             finished_at=datetime.fromisoformat(row["finished_at"]) if row["finished_at"] else None,
             profile=row["profile"],
-            outcome=row["outcome"],
+            # No outcome and no process: it was killed before it could record one.
+            outcome=row["outcome"] or ("interrupted" if abandoned(self.conn, row["run_id"]) else None),
             summary=_SUMMARY.decode(row["summary"]) if row["summary"] else None,
         )
 

@@ -1,11 +1,12 @@
 """Connecting to NATS: an existing server (`NATS_URL`) or the embedded one.
 
 With `NATS_URL` unset, the first jetjobs process starts a private nats-server with its store in
-the user's data directory, writes its address to `server.url` there, and stops it on exit; other
-jetjobs processes started meanwhile connect to that same server. The server takes only clients
-that present a token generated at its start and kept beside the address (`server.token`, mode
-0600, in the 0700 store directory): the other processes of the same user read it there, other
-users of the machine cannot.
+the user's data directory and writes its address to `server.url` there; other jetjobs processes
+connect to that same server. It stays up while any of them is connected and stops when the last
+one ends, however that one ends (`jetjobs._transport.shared_server`). The server takes only
+clients that present a token generated at its start and kept beside the address
+(`server.token`, mode 0600, in the 0700 store directory): the other processes of the same user
+read it there, other users of the machine cannot.
 
 The first connect fails fast and says why in one line: at once when the server refuses the
 credentials, once every server of the list refused the connection or did not answer within
@@ -16,9 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
-import secrets
 import socket
 import ssl
 from collections.abc import AsyncIterator
@@ -38,7 +37,7 @@ from jetjobs._observability.redact import mask_url
 from jetjobs._settings import NatsSettings
 from jetjobs._transport import reader
 from jetjobs._transport.connection_events import ConnectionEvents
-from jetjobs._transport.embedded import EmbeddedServer
+from jetjobs._transport.shared_server import shared_embedded
 
 log = structlog.get_logger("jetjobs.connection")
 
@@ -215,13 +214,6 @@ def _private_dir(path: Path) -> None:
     os.chmod(path, 0o700)
 
 
-def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as file:
-        os.fchmod(file.fileno(), 0o600)  # the file may have existed with a wider mode
-        file.write(text)
-
-
 def _embedded_settings(settings: NatsSettings, token: str) -> NatsSettings:
     """The settings to join the embedded server with: its token, no other credentials."""
     return msgspec.structs.replace(settings, token=token, user=None, password=None, creds=None)
@@ -239,31 +231,13 @@ async def open_connection(settings: NatsSettings, *, name: str = "jetjobs") -> A
         return
     store = Path(settings.store_dir) if settings.store_dir else default_store_dir()
     _private_dir(store)
-    url_file, token_file = store / "server.url", store / "server.token"
-    server: EmbeddedServer | None = None
-    with (store / "server.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        url = url_file.read_text().strip() if url_file.exists() else ""
-        token = token_file.read_text().strip() if token_file.exists() else ""
-        joined = _embedded_settings(settings, token)
-        if not url or not token or not await _connectable(url, joined):
-            token = secrets.token_urlsafe(32)
-            _write_private(token_file, token)
-            server = EmbeddedServer(store / "jetstream", token=token)
-            url = await anyio.to_thread.run_sync(server.start)
-            url_file.write_text(url)
-            joined = _embedded_settings(settings, token)
-        fcntl.flock(lock, fcntl.LOCK_UN)
-    try:
-        nc = await connect(url, joined, name=name)
+
+    async def ours(url: str, token: str) -> bool:
+        return await _connectable(url, _embedded_settings(settings, token))
+
+    async with shared_embedded(store, ours) as (url, token):
+        nc = await connect(url, _embedded_settings(settings, token), name=name)
         try:
             yield nc
         finally:
             await nc.close()
-    finally:
-        if server is not None:
-            with contextlib.suppress(OSError):
-                if url_file.read_text().strip() == url:
-                    os.unlink(url_file)
-                    os.unlink(token_file)
-            server.stop()

@@ -6,6 +6,12 @@ is the "Server is ready" line rather than a poll.
 
 With a `token`, clients must present it: it goes into a config file readable by this user only
 (`auth.conf` in the store), never onto the command line, which every local user can read.
+
+The server ends with the process that started it, however that process ends (`kill -9` too): on
+Linux the kernel sends it SIGTERM (`jetjobs._transport.parent_death`). The signal is tied to the
+thread that forks the server, so one thread per server forks it, reads its log and waits for it,
+and ends only when the server has ended; `start()` may be called from any thread (a worker
+thread of `anyio.to_thread` included, which may end long before the server should).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from pathlib import Path
 from types import TracebackType
 
 from jetjobs._errors import ServerError
+from jetjobs._transport.parent_death import dies_with_parent
 
 _LISTEN = re.compile(rb"Listening for client connections on ([0-9.:\[\]a-fA-F]+):(\d+)")
 _READY = b"Server is ready"
@@ -73,7 +80,8 @@ class EmbeddedServer:
         self.startup_timeout = startup_timeout
         self.url = ""
         self._process: subprocess.Popen[bytes] | None = None
-        self._reader: threading.Thread | None = None
+        self._owner: threading.Thread | None = None  # forks the server, reads its log, reaps it
+        self._exited = threading.Event()
         self._log: list[bytes] = []
 
     @property
@@ -100,12 +108,19 @@ class EmbeddedServer:
             *self._auth_args(),
             *self.extra_args,
         ]
-        self._process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         ready = threading.Event()
         port: list[int] = []
-        self._reader = threading.Thread(target=self._read_log, args=(ready, port), daemon=True)
-        self._reader.start()
-        if not ready.wait(self.startup_timeout) or not port:
+        failed: list[OSError] = []
+        self._exited.clear()
+        self._owner = threading.Thread(
+            target=self._own, args=(args, ready, port, failed), name="nats-server", daemon=True
+        )
+        self._owner.start()
+        in_time = ready.wait(self.startup_timeout)  # a failed spawn sets it at once
+        if failed:
+            self._owner.join()
+            raise ServerError(f"nats-server could not be started ({failed[0]}; args: {' '.join(args)})")
+        if not in_time or not port:
             self.kill()
             tail = b"".join(self._log[-20:]).decode(errors="replace")
             raise ServerError(f"nats-server did not become ready (args: {' '.join(args)}):\n{tail}")
@@ -125,6 +140,22 @@ class EmbeddedServer:
             file.write(f"authorization {{\n  token: {json.dumps(self.token)}\n}}\n")
         return ["-c", str(config)]
 
+    def _own(self, args: list[str], ready: threading.Event, port: list[int], failed: list[OSError]) -> None:
+        """The server's thread: fork it (tied to this thread), read its log, reap it."""
+        try:
+            self._process = subprocess.Popen(
+                dies_with_parent(args), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            )
+        except OSError as exc:
+            failed.append(exc)
+            ready.set()
+            return
+        try:
+            self._read_log(ready, port)
+            self._process.wait()  # this thread outlives the server: its end would signal it
+        finally:
+            self._exited.set()
+
     def _read_log(self, ready: threading.Event, port: list[int]) -> None:
         assert self._process is not None
         assert self._process.stderr is not None
@@ -137,6 +168,10 @@ class EmbeddedServer:
             if _READY in line:
                 ready.set()
         ready.set()  # EOF: the process exited; start() sees no port or a dead process.
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait until the server process has ended (on its own, or stopped); False on timeout."""
+        return self._exited.wait(timeout) if self._process is not None else True
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop gracefully (SIGTERM), escalating to SIGKILL after `timeout` seconds."""
@@ -159,10 +194,10 @@ class EmbeddedServer:
         self._close_log()
 
     def _close_log(self) -> None:
-        # The reader sees EOF once the process is gone; then the pipe can be closed.
-        if self._reader is not None:
-            self._reader.join(timeout=5)
-            self._reader = None
+        # The owner thread sees EOF once the process is gone; then the pipe can be closed.
+        if self._owner is not None:
+            self._owner.join(timeout=5)
+            self._owner = None
         if self._process is not None and self._process.stderr is not None:
             self._process.stderr.close()
 
