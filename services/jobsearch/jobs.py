@@ -30,6 +30,7 @@ from typing import Annotated, Literal, TypeVar
 
 import msgspec
 
+from jobsearch.fit import Fit
 from jobsearch.listing import Listing, MergedListing
 from jobsearch.profile import Profile, Source
 
@@ -193,9 +194,11 @@ class ExportJob(_Payload, kw_only=True, frozen=True):
 
 
 class ExportBatchJob(_Payload, kw_only=True, frozen=True):
-    """`jobsearch.export_batch`: listings to record as they now stand (new, merged into, updated)."""
+    """`jobsearch.export_batch`: listings to record as they now stand (new, merged into, updated),
+    with their fit for the run's profile by listing id."""
 
     listings: list[MergedListing]
+    fits: dict[str, Fit] = {}
 
 
 T = TypeVar("T")

@@ -11,6 +11,7 @@ import pytest
 from openpyxl import load_workbook
 
 import jobsearch.tracker as tracker_module
+from jobsearch.fit import Fit, Reason
 from jobsearch.jobs import STEPS, Draft
 from jobsearch.store import Store
 from jobsearch.tracker import TrackerChanged, TrackerLocked, export_csv, export_tracker
@@ -41,12 +42,13 @@ def test_tracker_has_the_layout(store: Store, tracker: Path) -> None:
     sheet = load_workbook(tracker)["Tracker"]
     header = [cell.value for cell in sheet[1]]
     assert header == [
-        "ID", "Company", "Role", "Location", "Remote", "Salary", "Sources", "URL", "Posted", "Found",
-        "Updated", "Status", "Review", "Cover letter", "Connection note", "Provider/model", "Notes",
+        "ID", "Company", "Role", "Fit", "Why", "Location", "Remote", "Salary", "Sources", "URL",
+        "Posted", "Found", "Updated", "Status", "Review", "Cover letter", "Connection note",
+        "Provider/model", "Notes",
     ]  # fmt: skip
     assert sheet.freeze_panes == "A2"
-    assert sheet.auto_filter.ref == "A1:Q4"
-    assert sheet.column_dimensions["N"].width == 70
+    assert sheet.auto_filter.ref == "A1:S4"
+    assert sheet.column_dimensions["P"].width == 70
     row = {name: sheet.cell(row=2, column=i + 1) for i, name in enumerate(header)}
     assert row["Posted"].is_date
     assert row["Found"].is_date
@@ -56,7 +58,26 @@ def test_tracker_has_the_layout(store: Store, tracker: Path) -> None:
     assert row["Status"].value == "Drafted"
     [validation] = sheet.data_validations.dataValidation
     assert validation.formula1 == '"Saved,Drafted,Applied,Screen,Interview,Offer,Rejected,Withdrawn"'
-    assert "L2" in validation.sqref
+    assert "N2" in validation.sqref
+
+
+def test_a_fresh_tracker_is_sorted_by_fit_with_its_reasons(store: Store, tracker: Path) -> None:
+    """Each listing's fit (a number) and its largest reasons (Why) are in the sheet and the CSV; a
+    fresh tracker puts the best fit first, unscored listings last."""
+    fits = {
+        1: None,
+        2: Fit(score=91, reasons=[Reason(points=25, text="the title is your role")]),
+        3: Fit(score=40),
+    }
+    for n, fit in fits.items():
+        store.record_export(run_id="r1", job_id=f"j{n}", listing=listing(n), drafts=drafts(), fit=fit)
+    export_tracker(store, tracker)
+    rows = sheet_rows(tracker)
+    assert [row["Fit"] for row in rows] == [91, 40, None]
+    assert rows[0]["Why"] == "the title is your role (+25)"
+    export_csv(store, tracker.with_suffix(".csv"))
+    text = tracker.with_suffix(".csv").read_text(encoding="utf-8-sig")
+    assert "91,the title is your role (+25)" in text
 
 
 def test_edits_in_the_sheet_survive_a_re_export(store: Store, tracker: Path) -> None:

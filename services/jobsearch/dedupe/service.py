@@ -25,6 +25,7 @@ from jobsearch.dedupe.store import (
     record_board_read,
     record_postings,
 )
+from jobsearch.fit import Fit
 from jobsearch.jobs import (
     BoardReadJob,
     DraftJob,
@@ -40,6 +41,12 @@ from jobsearch.listing import Listing
 from jobsearch.profile import Profile
 
 log = structlog.get_logger("jobsearch.dedupe")
+
+
+def _fit_of(fits: dict[str, Fit], listing_id: str) -> str:
+    """A listing's fit in an export batch's key: a fit that changed is a new export."""
+    fit = fits.get(listing_id)
+    return "-" if fit is None else str(fit.score)
 
 
 class Submit(Protocol):
@@ -132,9 +139,11 @@ class Dedupe:
             else:
                 decisions.append(result)
         owed = {d.listing.id: d.listing for d in decisions if d.export}  # a listing's last revision
+        fits = {d.listing.id: d.fit for d in decisions if d.export and d.fit is not None}
         for batch in in_batches(list(owed.values())):
-            key = batch_key(run_id, "export", [f"{m.id}@{m.revision}" for m in batch])
-            await submit.export(ExportBatchJob(run_id=run_id, listings=batch), key)
+            key = batch_key(run_id, "export", [f"{m.id}@{m.revision}:{_fit_of(fits, m.id)}" for m in batch])
+            batch_fits = {m.id: fits[m.id] for m in batch if m.id in fits}
+            await submit.export(ExportBatchJob(run_id=run_id, listings=batch, fits=batch_fits), key)
         # With drafting off a listing stays owed its draft: a later run with it on writes it.
         # Drafted from the listing as the batch left it (a later posting of it may have joined).
         latest = {d.listing.id: d.listing for d in decisions}

@@ -88,11 +88,16 @@ def record_posting(
     if profile is None:
         return decision
     fit = score(profile, decision.listing, date.today())
+    before = db.execute("SELECT fit FROM dedupe_listings WHERE id = ?", (decision.listing.id,)).fetchone()
     db.execute(
         "UPDATE dedupe_listings SET fit = ?, fit_reasons = ? WHERE id = ?",
         (fit.score, _ENCODE.encode(fit.reasons), decision.listing.id),
     )
-    return msgspec.structs.replace(decision, fit=fit)
+    # A kept listing whose fit changed (a new profile, a posting that joined, a day older) is owed
+    # to the state of record again, so that the tracker shows it.
+    changed = before is None or before["fit"] != fit.score
+    export = decision.export or (changed and decision.state != "dropped")
+    return msgspec.structs.replace(decision, fit=fit, export=export)
 
 
 def record_postings(

@@ -80,7 +80,14 @@ async def record_batch(deps: Deps, job_id: str, job: ExportBatchJob) -> dict[str
     """
     recorded = await deps.writer.run_job(
         lambda conn: [
-            record_export(conn, run_id=job.run_id, job_id=job_id, listing=listing, drafts=())
+            record_export(
+                conn,
+                run_id=job.run_id,
+                job_id=job_id,
+                listing=listing,
+                drafts=(),
+                fit=job.fits.get(listing.id),
+            )
             for listing in job.listings
         ],
     )

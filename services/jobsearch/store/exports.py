@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from jobsearch.fit import Fit
 from jobsearch.jobs import Draft, DraftIssue
 from jobsearch.listing import MergedListing
 from jobsearch.store.clock import utcnow, utcnow_exact
@@ -31,11 +32,14 @@ def record_export(
     listing: MergedListing,
     drafts: Iterable[Draft],
     issue: DraftIssue | None = None,
+    fit: Fit | None = None,
 ) -> RecordedExport:
     """Record a listing (new or seen again), its sources and its drafts; idempotent per job id.
 
     With no drafts and an `issue`, record why (`jobsearch.store.drafting`): the listing stays
     `Saved`, its Review cell says so, and the next run drafts it again.
+
+    With a `fit` (dedupe's score for the run's profile), the listing's fit and reasons become it.
 
     A new listing starts `Drafted` when it comes with drafts, else `Saved`; a `Saved` listing
     that later gets drafts moves to `Drafted`. A status the person set is never changed. What
@@ -68,6 +72,11 @@ def record_export(
             " changed_at = :changed_at, pay_note = :pay_note, last_run_id = :run_id, updated_at = :now"
             " WHERE id = :id",
             fields | {"run_id": run_id, "now": now},
+        )
+    if fit is not None:
+        conn.execute(
+            "UPDATE listings SET fit = ?, fit_reasons = ? WHERE id = ?",
+            (fit.score, _JSON.encode(fit.reasons).decode(), listing.id),
         )
     for ref in listing.sources:
         conn.execute(

@@ -56,6 +56,8 @@ class TrackerRow(msgspec.Struct, kw_only=True, frozen=True):
     # Empty when every current draft passed its checks; else what failed, in words, or why the
     # listing has no draft yet (`jobsearch.store.drafting.review_text`).
     review: str = ""
+    fit: int | None = None  # 0-100 for the profile of the run that last scored it (`jobsearch.fit`)
+    fit_why: str = ""  # its largest reasons, signed, in words
 
 
 class SheetEdit(msgspec.Struct, kw_only=True, frozen=True):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 
-VERSION = 3
+VERSION = 4
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -142,13 +142,16 @@ CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL
 """
 
 
-# Columns that later versions added to an older file (2: workplace..pay_note; 3: fell_over).
+# Columns that later versions added to an older file (2: workplace..pay_note; 3: fell_over;
+# 4: fit, fit_reasons).
 _ADDED = (
     ("listings", "workplace", "TEXT"),
     ("listings", "revision", "INTEGER NOT NULL DEFAULT 0"),
     ("listings", "changed_at", "TEXT"),
     ("listings", "pay_note", "TEXT"),
     ("drafts", "fell_over", "TEXT NOT NULL DEFAULT '[]'"),
+    ("listings", "fit", "INTEGER"),  # 0-100 for the profile of the run that last scored it
+    ("listings", "fit_reasons", "TEXT NOT NULL DEFAULT '[]'"),  # JSON: [{points, text}]
 )
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 
 from jobsearch.db import immediate, open_db_retrying
+from jobsearch.fit import Fit, Reason
 from jobsearch.jobs import STEPS, Check, Draft, DraftIssue, Step
 from jobsearch.listing import MergedListing, Salary, SourceRef
 from jobsearch.store.clock import utcnow, utcnow_exact
@@ -113,11 +114,12 @@ class Store:
         listing: MergedListing,
         drafts: Iterable[Draft],
         issue: DraftIssue | None = None,
+        fit: Fit | None = None,
     ) -> RecordedExport:
         """`jobsearch.store.exports.record_export` in a transaction of its own."""
         with self._write() as conn:
             return record_export(
-                conn, run_id=run_id, job_id=job_id, listing=listing, drafts=drafts, issue=issue
+                conn, run_id=run_id, job_id=job_id, listing=listing, drafts=drafts, issue=issue, fit=fit
             )
 
     def record_draft_issue(self, listing_id: str, issue: DraftIssue, *, run_id: str, job_id: str) -> bool:
@@ -388,11 +390,13 @@ class Store:
                 status=parse_status(row["status"]) or "Saved",
                 notes=row["notes"],
                 review=review_text(checks.get(row["id"]), waits.get(row["id"])),
+                fit=row["fit"],
+                fit_why=fit_why(row["fit_reasons"]),
             )
             for row in self.conn.execute(
                 "SELECT id, company, title, locations, remote, salary, url, posted_at, workplace, pay_note,"
-                " first_seen, changed_at, status, notes FROM listings"
-                " ORDER BY first_seen DESC, company, title"
+                " first_seen, changed_at, status, notes, fit, fit_reasons FROM listings"
+                " ORDER BY fit IS NULL, fit DESC, first_seen DESC, company, title"
             )
         ]
 
@@ -481,6 +485,20 @@ class Store:
 
 def _iso(value: date | None) -> str | None:
     return value.isoformat() if value else None
+
+
+_REASONS = msgspec.json.Decoder(list[Reason])
+WHY_REASONS = 4  # how many of a fit's reasons the Why column shows
+
+
+def fit_why(reasons_json: str | None) -> str:
+    """A fit's largest reasons as the Why column shows them: "the title is your role (+25); onsite
+    in London; you want remote or Berlin (-35)" (points after the words: a cell that starts with
+    a sign would read as a formula)."""
+    if not reasons_json:
+        return ""
+    reasons = _REASONS.decode(reasons_json)[:WHY_REASONS]
+    return "; ".join(f"{r.text} ({r.points:+d})" for r in reasons)
 
 
 def _shown_fields(row: sqlite3.Row) -> dict[str, Any]:

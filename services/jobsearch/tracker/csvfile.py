@@ -25,5 +25,8 @@ def write_csv(rows: list[TrackerRow], out: TextIO) -> None:
     writer.writerow(HEADERS)
     for row in rows:
         writer.writerow(
-            [value.isoformat() if isinstance(value, date) else (value or "") for value in row_values(row)]
+            [
+                value.isoformat() if isinstance(value, date) else ("" if value is None else value)
+                for value in row_values(row)
+            ]
         )

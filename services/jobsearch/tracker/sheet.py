@@ -16,7 +16,7 @@ from jobsearch.salary import format_salary
 from jobsearch.store import TrackerRow
 from jobsearch.tracker.cells import safe_text
 
-Kind = Literal["text", "long", "date", "link", "status"]
+Kind = Literal["text", "long", "date", "link", "status", "number"]
 
 
 class Column(msgspec.Struct, frozen=True):
@@ -31,6 +31,8 @@ COLUMNS: tuple[Column, ...] = (
     Column("ID", "text", 14),
     Column("Company", "text", 24),
     Column("Role", "text", 34),
+    Column("Fit", "number", 6),
+    Column("Why", "long", 44),
     Column("Location", "text", 24),
     Column("Remote", "text", 9),
     Column("Salary", "text", 22),
@@ -55,13 +57,13 @@ DRAFT_HEADERS = frozenset(("Cover letter", "Connection note", "Provider/model"))
 DRAFT_CELLS = frozenset(HEADERS.index(name) for name in DRAFT_HEADERS)
 # Headers the tracker once wrote and writes no more, with the header each became (None: the
 # column was dropped). A tracker rendered by an older version has them; they are the tracker's,
-# never the person's. So far columns were only added (Updated, Review), none renamed or dropped;
+# never the person's. So far columns were only added (Updated, Review, Fit, Why), none renamed or dropped;
 # a rename goes here, e.g. {"Sources": "Postings"}.
 FORMER_HEADERS: dict[str, str | None] = {}
 # Every header the tracker owns on its sheet: any other column there is the person's.
 OWNED_HEADERS = frozenset(HEADERS) | frozenset(FORMER_HEADERS)
 
-Value = str | date | None
+Value = str | int | date | None
 
 
 def salary_text(salary: Salary | None, note: str | None = None) -> str:
@@ -88,6 +90,8 @@ def row_values(row: TrackerRow) -> list[Value]:
         safe_text(row.listing_id),
         safe_text(row.company),
         safe_text(row.title),
+        row.fit,
+        safe_text(row.fit_why),
         safe_text("; ".join(row.locations)),
         remote,
         safe_text(salary_text(row.salary, row.pay_note)),

@@ -23,7 +23,7 @@ _HEADER_FILL = PatternFill("solid", fgColor="305496")
 _REVIEW_ROW = PatternFill("solid", fgColor="FFF2CC")
 _REVIEW_DRAFT = PatternFill("solid", fgColor="F8CBAD")
 _REVIEW_FONT = Font(bold=True, color="C00000")
-_KINDS: tuple[Kind, ...] = ("text", "long", "date", "link", "status")
+_KINDS: tuple[Kind, ...] = ("text", "long", "date", "link", "status", "number")
 
 
 class Styles:
