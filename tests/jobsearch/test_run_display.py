@@ -120,3 +120,21 @@ def test_not_a_terminal_prints_plain_lines(monkeypatch: pytest.MonkeyPatch) -> N
         "draft service restarted (1)",
         "progress: fetched 9  new 4  filtered 2  drafted 3  exported 3  failed 1",
     ]
+
+
+def test_a_board_that_asks_to_be_read_later_is_said_once_with_the_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A source job retrying because its board said Retry-After names the board and when it is
+    read again, once, on a plain output too."""
+    for variable in ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(variable, raising=False)
+    out = io.StringIO()
+    progress = Progress([SOURCE, LISTING, DRAFT, EXPORT])
+    reason = "Retry: greenhouse:acme: HTTP 429, asked to wait 30 s; read again at 08:10:31 UTC"
+    with Display(progress, stream=out, sources=1) as display:
+        progress.on_record(entry("s1", SOURCE, "failed", error=reason))
+        display.refresh(force=True)
+        display.refresh(force=True)
+    told = [line for line in out.getvalue().splitlines() if line.startswith("fetch: ")]
+    assert told == ["fetch: greenhouse:acme: HTTP 429, asked to wait 30 s; read again at 08:10:31 UTC"]

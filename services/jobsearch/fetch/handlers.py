@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 
 import anyio
 import msgspec
@@ -137,5 +138,8 @@ class FetchHandlers:
 def outcome_of(exc: SourceError) -> Retry | Reject:
     """How a broken board ends its source job: retried later if that may help, else dead-lettered."""
     if exc.retryable and (exc.retry_after is None or exc.retry_after <= MAX_RETRY_DELAY):
-        return Retry(exc.retry_after, reason=str(exc))
+        if exc.retry_after is None:
+            return Retry(exc.retry_after, reason=str(exc))
+        until = datetime.now(UTC) + timedelta(seconds=exc.retry_after)
+        return Retry(exc.retry_after, reason=f"{exc}; read again at {until:%H:%M:%S} UTC")
     return Reject(str(exc))

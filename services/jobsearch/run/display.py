@@ -135,14 +135,20 @@ class Display:
             self._last_line, self._last_at = line, now
 
     def _note_waits(self) -> None:
-        # A draft job that waits for a provider says for what and until when, once per reason.
+        # A job that waits says for what and until when, once per reason: a draft for a provider,
+        # a source for a board that asked to be read again later.
         for job_id, error in list(self.progress.errors.items()):
             reason = error.removeprefix("Retry: ")
-            if not reason.startswith("waiting: ") or self.progress.types.get(job_id) != DRAFT:
+            job_type = self.progress.types.get(job_id)
+            if job_type == DRAFT and reason.startswith("waiting: "):
+                told = f"draft: {reason}"
+            elif job_type == SOURCE and " read again at " in reason:
+                told = f"fetch: {reason}"
+            else:
                 continue
-            if reason not in self._told_waits:
-                self._told_waits.add(reason)
-                self.note(f"draft: {reason}")
+            if told not in self._told_waits:
+                self._told_waits.add(told)
+                self.note(told)
 
 
 def stage_details(progress: PipelineProgress) -> dict[str, str]:
