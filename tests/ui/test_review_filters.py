@@ -11,6 +11,7 @@ import pytest
 from playwright.async_api import Page, expect
 
 from jetjobs import Settings
+from jobsearch.fit import Fit, Reason
 from jobsearch.jobs import Check, DraftIssue
 from jobsearch.store import Store
 from tests.ui.listings import drafts, listing
@@ -23,6 +24,14 @@ REASONS = [
     "employers: names an employer not in the profile: Umbrella Corp",
     "length: 412 words; at most 350",
 ]
+
+
+# Fits of three of the five listings (the others not scored).
+FITS = {
+    4: Fit(score=91, reasons=[Reason(points=25, text="the title is your role (Backend Engineer)")]),
+    2: Fit(score=72, reasons=[Reason(points=-35, text="onsite in London; you want remote or Berlin")]),
+    1: Fit(score=40),
+}
 
 
 def found(days_ago: int) -> date:
@@ -61,7 +70,10 @@ def db_path(tmp_path: Path) -> Path:
                     Check(name=r.split(": ", 1)[0], passed=False, detail=r.split(": ", 1)[1]) for r in REASONS
                 ]
                 written[0] = msgspec.structs.replace(written[0], status="needs_review", checks=checks)
-            store.record_export(run_id="run-1", job_id=f"run-1-export-{n}", listing=item, drafts=written)
+            fit = FITS.get(n)
+            store.record_export(
+                run_id="run-1", job_id=f"run-1-export-{n}", listing=item, drafts=written, fit=fit
+            )
             if status is not None:
                 store.set_status(item.id, status, source="cli")
     return path
@@ -111,8 +123,9 @@ async def test_status_company_and_date_filters_each_narrow_the_table(
         await page.locator("input[name=since]").fill(found(3).isoformat())  # the day itself counts
         await page.get_by_role("button", name="Filter").click()
         await expect_rows(page, ["L0001", "L0002", "L0003"])
+        # best fit first: Globex (72, 3 days), Acme Robotics (40, today), ACME Analytics (unscored)
         await expect(page.locator("#listing-table tbody tr td:first-child")).to_have_text(
-            [re.compile(f"^{found(0)}"), re.compile(f"^{found(3)}"), re.compile(f"^{found(3)}")]
+            [re.compile(f"^{found(3)}"), re.compile(f"^{found(0)}"), re.compile(f"^{found(3)}")]
         )
 
         await page.locator("input[name=since]").fill(found(10).isoformat())
@@ -197,3 +210,26 @@ async def test_review_filter_and_a_failed_draft_shown_where_the_person_reads(
             " (the next run retries)"
         )
     assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+async def test_the_table_ranks_by_fit_filters_on_it_and_the_listing_shows_why(
+    page: Page, settings: Settings, db_path: Path
+) -> None:
+    """Best fit first by default (unscored last), a fit threshold through the form (kept in the
+    URL), the reasons on hover and on the listing's page."""
+    async with serving("jobsearch.cli", page_args(db_path), page_env(settings)) as url:
+        await page.goto(url)
+        rows = page.locator("#listing-table tbody tr")
+        await expect(rows).to_have_count(5)
+        assert (await shown(page))[:3] == ["L0004", "L0002", "L0001"]
+        await expect(rows.first.locator("td.fit")).to_have_text("91")
+        await expect(rows.first.locator("td.fit")).to_have_attribute(
+            "title", "the title is your role (Backend Engineer) (+25)"
+        )
+        await page.locator("#fit-filter").fill("70")
+        await page.get_by_role("button", name="Filter").click()
+        await expect_rows(page, ["L0004", "L0002"])
+        assert "fit=70" in page.url
+        await page.locator('a[href^="/listings/L0002"]').click()
+        await expect(page.locator("#fit")).to_contain_text("Fit 72")
+        await expect(page.locator("#fit")).to_contain_text("-35 onsite in London; you want remote or Berlin")

@@ -67,7 +67,7 @@ async def test_table_shows_a_runs_rows_filters_and_updates_without_reload(
         await expect(rows).to_have_count(3)
         await expect(page.locator("tr.new")).to_have_count(3)
         await expect(page.locator('tr[data-listing="L0002"] .badge.review')).to_have_text("needs review")
-        await expect(page.locator('tr[data-listing="L0001"] td').nth(9)).to_have_text("drafted")
+        await expect(page.locator('tr[data-listing="L0001"] td').nth(10)).to_have_text("drafted")
 
         await page.locator("select[name=board]").select_option("lever")
         await page.get_by_role("button", name="Filter").click()

@@ -7,6 +7,7 @@ from typing import Literal
 
 import msgspec
 
+from jobsearch.fit import Reason
 from jobsearch.jobs import Check, Step
 from jobsearch.listing import MergedListing, Salary, SourceRef, Workplace
 
@@ -180,3 +181,5 @@ class ListingDetail(msgspec.Struct, kw_only=True, frozen=True):
     drafts: dict[Step, StoredDraft]
     history: list[StoredDraft]
     review: str = ""  # what the Review column says (`jobsearch.store.drafting.review_text`)
+    fit: int | None = None  # 0-100 (`jobsearch.fit`), and its reasons, largest first
+    fit_reasons: list[Reason] = []

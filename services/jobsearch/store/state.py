@@ -231,6 +231,8 @@ class Store:
             drafts=current,
             history=history,
             review=review_text(steps, issues(self.conn, [listing_id]).get(listing_id)),
+            fit=row["fit"],
+            fit_reasons=_REASONS.decode(row["fit_reasons"]) if row["fit_reasons"] else [],
         )
 
     def _listing_row(self, listing_id: str) -> sqlite3.Row:

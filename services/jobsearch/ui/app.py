@@ -95,9 +95,14 @@ def _review_filter(value: str) -> ReviewFilter:
     return ""
 
 
+def _min_fit(value: str) -> int | None:
+    """The `fit` filter: a whole number 0-100, else none."""
+    return int(value) if value.isdigit() and int(value) <= 100 else None
+
+
 def _filters(request: Request) -> Filters:
     q = request.query_params
-    sort = q.get("sort", "found")
+    sort = q.get("sort", "fit")
     try:
         since = date.fromisoformat(q["since"]) if q.get("since") else None
     except ValueError:
@@ -109,8 +114,9 @@ def _filters(request: Request) -> Filters:
         board=q.get("board", "").strip(),
         found_since=since,
         text=q.get("q", "").strip(),
-        sort=sort if sort in SORT_KEYS else "found",
-        descending=q.get("dir", "desc" if sort in ("found", "posted", "salary") else "asc") == "desc",
+        min_fit=_min_fit(q.get("fit", "")),
+        sort=sort if sort in SORT_KEYS else "fit",
+        descending=q.get("dir", "desc" if sort in ("fit", "found", "posted", "salary") else "asc") == "desc",
     )
 
 

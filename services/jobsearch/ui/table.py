@@ -16,12 +16,21 @@ import msgspec
 from jobsearch.salary import annualised
 from jobsearch.store import STATUSES, Store, TrackerRow
 
-SortKey = Literal["found", "company", "title", "status", "posted", "location", "salary"]
+SortKey = Literal["fit", "found", "company", "title", "status", "posted", "location", "salary"]
 # The Review filter: `needs` (the Review cell says something: a draft failed its checks, or none
 # could be written), `failed` (no draft: drafting failed or waits), `ok` (drafted, every check passed).
 ReviewFilter = Literal["", "needs", "failed", "ok"]
 REVIEW_FILTERS: tuple[ReviewFilter, ...] = ("", "needs", "failed", "ok")
-SORT_KEYS: tuple[SortKey, ...] = ("found", "company", "title", "status", "posted", "location", "salary")
+SORT_KEYS: tuple[SortKey, ...] = (
+    "fit",
+    "found",
+    "company",
+    "title",
+    "status",
+    "posted",
+    "location",
+    "salary",
+)
 
 
 class ListingRow(msgspec.Struct, kw_only=True, frozen=True):
@@ -44,7 +53,8 @@ class Filters(msgspec.Struct, kw_only=True, frozen=True):
     found_since: date | None = None
     text: str = ""
     review: ReviewFilter = ""
-    sort: SortKey = "found"
+    min_fit: int | None = None  # only listings whose fit is at least this
+    sort: SortKey = "fit"
     descending: bool = True
 
 
@@ -65,6 +75,7 @@ def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[l
             or (filters.found_since and row.found < filters.found_since)
             or (matching is not None and row.listing_id not in matching)
             or not _review_passes(filters.review, row, row.listing_id in drafts)
+            or (filters.min_fit is not None and (row.fit is None or row.fit < filters.min_fit))
         ):
             continue
         rows.append(
@@ -97,6 +108,7 @@ def _salary_top(row: TrackerRow) -> float:
 
 
 _SORTS: dict[SortKey, Callable[[TrackerRow], tuple[object, ...]]] = {
+    "fit": lambda r: (-1 if r.fit is None else r.fit, r.found),
     "found": lambda r: (r.found, r.company.casefold()),
     "company": lambda r: (r.company.casefold(), r.title.casefold()),
     "title": lambda r: (r.title.casefold(), r.company.casefold()),
