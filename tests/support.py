@@ -246,3 +246,17 @@ async def enqueued_and_bound(
         durable=topology.consumer_name("default", "normal"), stream=topology.jobs_stream
     )
     return ids, sub
+
+
+async def processes_ended(pids: Sequence[int]) -> None:
+    """Wait until each of `pids` has exited: a pidfd is readable once its process has ended, zombie
+    or not, even for a process that is not ours to reap. The caller bounds the wait."""
+    for pid in pids:
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            continue
+        try:
+            await anyio.wait_readable(pidfd)
+        finally:
+            os.close(pidfd)

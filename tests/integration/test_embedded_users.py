@@ -21,6 +21,8 @@ import anyio
 import anyio.abc
 import pytest
 
+from tests.support import processes_ended
+
 pytestmark = pytest.mark.integration
 
 USER = """
@@ -142,15 +144,7 @@ async def gone(*pids: int, within: float = 30.0) -> None:
     """Wait until every one of `pids` has ended: a pidfd is readable once its process exited, even
     for a process that is not our child and that nobody reaps."""
     with anyio.fail_after(within):
-        for pid in pids:
-            try:
-                pidfd = os.pidfd_open(pid)
-            except ProcessLookupError:
-                continue
-            try:
-                await anyio.wait_readable(pidfd)
-            finally:
-                os.close(pidfd)
+        await processes_ended(pids)
 
 
 Join = Callable[[], Awaitable[User]]

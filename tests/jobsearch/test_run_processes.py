@@ -28,6 +28,7 @@ import pytest
 from benchmarks.jobsearch_run import profile as example_profile
 
 from jobsearch.store import Store
+from tests.support import processes_ended
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -192,15 +193,7 @@ async def gone(pids: list[int], within: float) -> list[int]:
     """Wait for each of `pids` to end (a pidfd is readable once its process has exited, zombie or
     not); the ones still running when `within` seconds have passed."""
     with anyio.move_on_after(within):
-        for pid in pids:
-            try:
-                pidfd = os.pidfd_open(pid)
-            except ProcessLookupError:
-                continue
-            try:
-                await anyio.wait_readable(pidfd)
-            finally:
-                os.close(pidfd)
+        await processes_ended(pids)
     return [pid for pid in pids if alive(pid)]
 
 

@@ -34,6 +34,7 @@ from jobsearch.store import RunNumbers, Store
 from tests.http_target import Answer, HttpTarget, serving
 from tests.jobsearch.boards import ok_file
 from tests.jobsearch.provider_servers import ProviderServer
+from tests.support import processes_ended
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(400)]
 
@@ -90,16 +91,8 @@ def child_pids(pid: int) -> list[int]:
 
 
 async def ended(pids: list[int]) -> None:
-    """Wait until each of `pids` has exited (a pidfd is readable then, zombie or not)."""
-    for pid in pids:
-        try:
-            pidfd = os.pidfd_open(pid)
-        except ProcessLookupError:
-            continue
-        try:
-            await anyio.wait_readable(pidfd)
-        finally:
-            os.close(pidfd)
+    """Wait until each of `pids` has exited."""
+    await processes_ended(pids)
 
 
 def drafts_of(data_dir: Path, run_id: str) -> tuple[int, int]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from jobsearch.fit.place import is_hybrid, is_remote
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Search
 from jobsearch.reading import normalise
@@ -25,7 +26,6 @@ _TITLE_LEVELS = {
     "manager": "manager",
 }
 _NUMERALS = {"1": "junior", "i": "junior", "2": "mid", "3": "senior", "4": "staff"}
-_HYBRID = re.compile(r"\bhybrid\b", re.IGNORECASE)
 
 
 def _fold(value: str) -> str:
@@ -49,25 +49,6 @@ def levels(listing: MergedListing) -> set[str]:
     if not found and title_words and title_words[-1] in _NUMERALS:
         found.add(_NUMERALS[title_words[-1]])
     return found
-
-
-def is_remote(listing: MergedListing) -> bool:
-    """The listing says it is remote: the board's workplace field where it has one, else its flag,
-    a location or its title."""
-    if listing.workplace is not None:
-        return listing.workplace == "remote"
-    return (
-        bool(listing.remote)
-        or any(normalise.is_remote_place(p) for p in listing.locations)
-        or (normalise.is_remote_title(listing.title))
-    )
-
-
-def is_hybrid(listing: MergedListing) -> bool:
-    """The listing says hybrid: the board's workplace field, else its title or a location."""
-    if listing.workplace == "hybrid":
-        return True
-    return any(_HYBRID.search(text) for text in [listing.title, *listing.locations])
 
 
 def drop_reason(listing: MergedListing, search: Search) -> str | None:

@@ -153,31 +153,27 @@ def place_match(profile: Profile, listing: MergedListing) -> PlaceMatch:
     visa = "refused" if _NO_VISA.search(text) else "offered" if _VISA_OFFERED.search(text) else ""
     if is_remote(listing):
         return _remote_match(profile, listing, visa)
+    return _office_match(profile, listing, visa)
+
+
+def _office_match(profile: Profile, listing: MergedListing, visa: str) -> PlaceMatch:
     cities, regions, continents = _person_places(profile)
-    mode = profile.search.remote
     listing_cities = {c for p in listing.locations for c in normalise.location(p).cities}
+    listing_regions = {r for p in listing.locations for r in _regions(p)}
     how = "hybrid" if is_hybrid(listing) else "onsite"
     shown = ", ".join(sorted(listing_cities)).title()
     if not listing_cities:
-        listing_regions: set[str] = set()
-        for p in listing.locations:
-            listing_regions |= _regions(p)
         if listing_regions and (regions or continents) and not listing_regions & regions:
             where = ", ".join(listing.locations)
             return PlaceMatch(False, f"{how} in {where}; you are in {_elsewhere(profile)}", visa=visa)
         return PlaceMatch(None, "", visa=visa)
+    mode = profile.search.remote
     if mode == "remote":
         return PlaceMatch(False, f"{how} in {shown}; you want remote", visa=visa)
-    near = {
-        c
-        for c in cities
-        for p in listing.locations
-        for part in normalise.location(p).parts
-        if c in part.split()
-    }
+    parts = [part for p in listing.locations for part in normalise.location(p).parts]
+    near = {c for c in cities for part in parts if c in part.split()}  # "Mallow, Co. Cork" is in Cork
     if cities and (listing_cities & cities or near):
-        return PlaceMatch(True, f"{how} in {shown}", visa=visa)  # "Mallow, Co. Cork" is in Cork
-    listing_regions = {r for p in listing.locations for r in _regions(p)}
+        return PlaceMatch(True, f"{how} in {shown}", visa=visa)
     wanted_regions = {r for v in profile.search.locations for r in _regions(v)}
     if listing_regions & wanted_regions:  # "Mississauga, ON, Canada" when Canada is one of your places
         region = ", ".join(sorted(listing_regions & wanted_regions)).title()

@@ -79,16 +79,18 @@ def names(skill: str, text: str) -> bool:
     ("forecasting" in "forecasts")."""
     if not skill.strip():
         return False
-    if _pattern(skill).search(text) is not None:
-        return True
     short = _ACRONYM.search(skill)
-    if short and _pattern(short.group(1)).search(text) is not None:
+    if _pattern(skill).search(text) is not None or (short and _pattern(short.group(1)).search(text)):
         return True
+    return _by_its_words(skill, text)
+
+
+def _by_its_words(skill: str, text: str) -> bool:
     words = [w for w in re.findall(r"[^\W_]+", _ACRONYM.sub(" ", skill)) if w.lower() not in _LITTLE]
     if not words or any(any(c.isdigit() for c in w) for w in words):
         return False
-    if len(words) == 1 and not (words[0][1:].islower() and len(words[0]) >= 6):
-        return False  # "Python", "SQL", "Go": their own name only
+    if len(words) == 1:  # a word in lower case by its stem; "Python", "SQL", "Go" by their name only
+        return words[0][1:].islower() and len(words[0]) >= 6 and stem(words[0]) in _stems(text)
     if len(words) == 2:  # "Cardiology nursing": the two together, in any form
         return f" {stem(words[0])} {stem(words[1])} " in _stem_text(text)
     return all(stem(w) in _stems(text) for w in words)
