@@ -26,14 +26,21 @@ from jobsearch.jobs import LISTING, QUEUES, ListingJob
 from jobsearch.profile import Person, Profile, Sample, Search
 from jobsearch.sources.sample import fetch
 
+# A profile to score fit with (the service scores every listing with the run's profile).
+FIT_PROFILE = Profile(
+    person=Person(name="Bench", location="Berlin, Germany", skills=["Python", "Go", "PostgreSQL", "Kafka"]),
+    search=Search(terms=["Backend Engineer", "Platform Engineer"], locations=["Berlin"], salary_floor=70000),
+)
 
-def seen_set_rate(count: int, directory: Path) -> float:
-    """Listings per second through the seen-set alone."""
+
+def seen_set_rate(count: int, directory: Path, *, fit: bool = False) -> float:
+    """Listings per second through the seen-set alone (with `fit`, scoring each for a profile)."""
     listings = fetch(Sample(size=count), "sample").listings
-    seen = SeenSet(directory / "alone.sqlite")
+    seen = SeenSet(directory / f"alone-{fit}.sqlite")
+    profile = FIT_PROFILE if fit else None
     start = time.perf_counter()
     for listing in listings:
-        seen.record(listing, Search(), "bench")
+        seen.record(listing, Search(), "bench", profile)
     elapsed = time.perf_counter() - start
     seen.close()
     return count / elapsed
@@ -92,6 +99,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         alone = seen_set_rate(args.listings, directory)
+        with_fit = seen_set_rate(args.listings, directory, fit=True)
         server = EmbeddedServer(directory / "nats")
         server.start()
         try:
@@ -105,6 +113,7 @@ def main() -> None:
         finally:
             server.stop()
     print(f"seen-set alone:          {alone:8.0f} listings/s ({args.listings} listings)")
+    print(f"seen-set and fit:        {with_fit:8.0f} listings/s (each scored for a profile)")
     what = "no draft jobs" if args.no_drafts else "a draft job per new listing"
     print(f"one dedupe service (-c {args.concurrency}): {served:8.0f} listings/s ({what})")
 
