@@ -173,3 +173,26 @@ def test_every_kind_of_provider_failure_keeps_the_listings_and_says_why(
     assert "failed     0 jobs" in result.stdout
     if fault == "limits":
         assert len(providers.to("openai")) <= 4  # paused for the stage, not asked per listing
+
+
+def test_draft_names_the_listings_to_draft_now(
+    tmp_path: Path, data_dir: Path, providers: ProviderServer
+) -> None:
+    """`jobsearch draft ID --profile P` drafts the listing named (by a prefix of its id), whatever
+    its state, and no other; an id that names none exits 2 saying so."""
+    off, on = tmp_path / "off", tmp_path / "on"
+    off.mkdir()
+    on.mkdir()
+    first = jobsearch("run", "--profile", str(profile_with(off, drafting=False)))
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert drafts_of(data_dir) == {}
+    kept = sorted(item.listing.id for item in read_listings(data_dir / "jobsearch.sqlite"))
+    assert len(kept) >= 2
+    chosen = kept[0]
+    result = jobsearch("draft", chosen[:10], "--profile", str(profile_with(on)))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert drafts_of(data_dir) == {chosen: 2}
+    assert len(providers.to("openai")) == 2
+    unknown = jobsearch("draft", "no-such-listing", "--profile", str(profile_with(on)))
+    assert unknown.returncode == 2
+    assert "no-such-listing" in unknown.stderr

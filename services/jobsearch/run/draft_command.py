@@ -1,5 +1,7 @@
 """`jobsearch draft --failed` (and `--missing`): draft the listings owed a draft now, without
-reading the boards (`jobsearch.run.owed` says which; every plain run does it first)."""
+reading the boards (`jobsearch.run.owed` says which; every plain run does it first); and
+`jobsearch draft LISTING_ID ...`: draft the listings the person names (an id or a unique prefix
+each, as `jobsearch mark` takes them), whatever their status or fit."""
 
 from __future__ import annotations
 
@@ -10,11 +12,12 @@ from typing import Any
 from nats.aio.client import Client as NATS
 
 from jetjobs import Settings
+from jobsearch.listing import MergedListing
 from jobsearch.run.orchestra import Orchestra, conclude, new_run_id
-from jobsearch.run.owed import submit_owed_drafts
+from jobsearch.run.owed import submit_drafts, submit_owed_drafts
 from jobsearch.run.start import checked_profile
 from jobsearch.run.summary import CANNOT_RUN
-from jobsearch.store import Store
+from jobsearch.store import AmbiguousListing, Store, UnknownListing
 
 
 async def cmd_draft(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
@@ -32,16 +35,27 @@ async def cmd_draft(args: argparse.Namespace, settings: Settings, nc: NATS) -> i
     orchestra = Orchestra(args, settings, nc, run_id)
     orchestra.command = "draft"
     db_path = orchestra.pipeline.db_path
+    named: list[MergedListing] = []
     with Store.open(db_path) as store:
-        owed = len(store.owed_drafts(missing=args.missing))
-        store.start_run(run_id, profile=f"draft --{'missing' if args.missing else 'failed'}")
+        try:
+            named = [store.merged_listing(store.resolve_id(given)) for given in args.listings]
+        except (UnknownListing, AmbiguousListing) as exc:
+            print(f"jobsearch draft: {exc}", file=sys.stderr)
+            return CANNOT_RUN
+        owed = len(named) if named else len(store.owed_drafts(missing=args.missing))
+        which = " ".join(m.id for m in named) if named else f"--{'missing' if args.missing else 'failed'}"
+        store.start_run(run_id, profile=f"draft {which}")
     if owed == 0:
         what = "no listing without a draft" if args.missing else "no listing whose draft failed or waits"
         print(f"jobsearch draft: nothing to draft: {what}")
 
     async def submit() -> None:
-        owed = await submit_owed_drafts(orchestra.publisher, db_path, run_id, profile, missing=args.missing)
-        orchestra.drafts_owed = owed
+        if named:
+            orchestra.drafts_owed = await submit_drafts(orchestra.publisher, run_id, profile, named)
+        else:
+            orchestra.drafts_owed = await submit_owed_drafts(
+                orchestra.publisher, db_path, run_id, profile, missing=args.missing
+            )
 
     return await conclude(orchestra, submit)
 
@@ -50,11 +64,17 @@ def add_draft_command(sub: Any, add_service_options: Any) -> None:
     """Add `draft` to the `jobsearch` parser."""
     p = sub.add_parser(
         "draft",
-        help="draft the listings whose drafts failed or wait (what every run does first)",
+        help="draft the listings you name, or those whose drafts failed or wait (what every run does first)",
         description="Draft again, now, every Saved listing whose drafting failed (a provider was "
         "down, out of quota) or waits (a provider asked to be called later), with the profile's "
         "writing settings; start the stage services, wait, render the tracker, print a summary. "
         "A plain `jobsearch run` does the same before it reads the boards.",
+    )
+    p.add_argument(
+        "listings",
+        nargs="*",
+        metavar="LISTING_ID",
+        help="draft these listings (an id or a unique prefix each), whatever their status or fit",
     )
     p.add_argument("--profile", required=True, metavar="PROFILE", help="the profile TOML file")
     which = p.add_mutually_exclusive_group()

@@ -4,18 +4,20 @@ A listing whose drafting failed (every provider down on the job's last attempt, 
 waits (a provider asked to be called again later than the run waits) is recorded as such in the
 state of record (`jobsearch.store.drafting`). A plain `jobsearch run` submits their draft jobs
 first, with the run's profile, so an outage is repaired by the next run with nobody's help;
-`jobsearch draft --failed` does the same on demand, without reading the boards. A draft job that
+`jobsearch draft --failed` does the same on demand, without reading the boards, and
+`jobsearch draft LISTING_ID ...` drafts the listings the person names, whatever their state. A draft job that
 was dead-lettered anyway (a worker lost on its last attempt) is recorded the same way at the
 run's end (`record_dead_drafts`), so no listing ends dead-lettered with nobody told.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from jetjobs import Publisher, StatusRecord
 from jobsearch.jobs import DRAFT, QUEUES, DraftIssue, DraftJob, draft_job_id, draft_key, listing_of_draft_job
+from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
 from jobsearch.store import Store
 
@@ -28,6 +30,13 @@ async def submit_owed_drafts(
         return 0
     with Store.open(db_path) as store:
         listings = store.owed_drafts(missing=missing)
+    return await submit_drafts(publisher, run_id, profile, listings)
+
+
+async def submit_drafts(
+    publisher: Publisher, run_id: str, profile: Profile, listings: Sequence[MergedListing]
+) -> int:
+    """Submit one draft job of run `run_id` for each of `listings`; how many."""
     for listing in listings:
         job = DraftJob(run_id=run_id, listing=listing, profile=profile)
         prepared = publisher.build(
