@@ -14,8 +14,7 @@ from pathlib import Path
 
 import msgspec
 
-from jobsearch.dedupe.report import explain
-from jobsearch.dedupe.store import StoredListing, read_listings
+from jobsearch.dedupe.report import StoredListing, explain, read_listings
 from jobsearch.profile import write_example_profile
 from jobsearch.schema_export import check_schemas, write_schemas
 from jobsearch.settings import load_pipeline_settings

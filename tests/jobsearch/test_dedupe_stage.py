@@ -15,7 +15,8 @@ import pytest
 from jetjobs import ConfigError, Reject
 from jobsearch.app import build_app
 from jobsearch.dedupe import Dedupe, match, merge, run_outcomes
-from jobsearch.dedupe.store import SeenSet, read_listings
+from jobsearch.dedupe.report import read_listings
+from jobsearch.dedupe.store import SeenSet
 from jobsearch.jobs import BoardReadJob, DraftJob, ExportBatchJob, ListingBatchJob, ListingJob, SearchJob
 from jobsearch.listing import Listing, MergedListing, Salary
 from jobsearch.profile import Person, Profile, Search

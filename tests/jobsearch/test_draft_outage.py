@@ -19,7 +19,7 @@ from benchmarks.jobsearch_run import profile as profile_with
 
 from jetjobs import Settings
 from jetjobs.testing import worker_env
-from jobsearch.dedupe.store import read_listings
+from jobsearch.dedupe.report import read_listings
 from jobsearch.store import Store
 from tests.jobsearch.export_support import sheet_rows
 from tests.jobsearch.provider_servers import Fault, ProviderServer

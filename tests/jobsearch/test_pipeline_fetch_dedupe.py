@@ -23,7 +23,7 @@ from jetjobs._transport.connection import connect
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import Job
 from jetjobs.testing import WorkerPool
-from jobsearch.dedupe.store import read_listings
+from jobsearch.dedupe.report import read_listings
 from jobsearch.jobs import (
     BATCH_POSTINGS,
     LISTING,

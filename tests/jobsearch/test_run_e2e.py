@@ -18,7 +18,7 @@ from nats.aio.client import Client as NATS
 
 from jetjobs import Publisher, Settings
 from jetjobs.testing import worker_env
-from jobsearch.dedupe.store import read_listings
+from jobsearch.dedupe.report import read_listings
 from jobsearch.jobs import DRAFT, EXPORT, LISTING_BATCH
 from jobsearch.run.progress import Progress, follow_ledger
 from jobsearch.store import Store

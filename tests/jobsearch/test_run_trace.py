@@ -14,7 +14,7 @@ import pytest
 
 from jetjobs import Settings
 from jetjobs.testing import worker_env
-from jobsearch.dedupe.store import read_listings
+from jobsearch.dedupe.report import read_listings
 from tests.otlp_receiver import OtlpReceiver, ReceivedSpan
 
 pytestmark = pytest.mark.integration

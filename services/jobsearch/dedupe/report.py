@@ -1,5 +1,7 @@
-"""What the seen-set can tell, read only: a run's outcomes, and why postings joined a listing.
+"""What the seen-set can tell, read only: its listings, a run's outcomes, and why postings joined
+a listing.
 
+`read_listings` is what `jobsearch listings` prints (each merged listing with its state and fit);
 `run_outcomes` is what `jobsearch run` prints as its listings line (every posting a run read is
 exactly one of new, merged, updated, unchanged, filtered); `explain` is
 `jobsearch listings --explain ID`.
@@ -15,6 +17,12 @@ from pathlib import Path
 import msgspec
 
 from jobsearch.db import open_db
+from jobsearch.dedupe.store import State
+from jobsearch.fit import Reason
+from jobsearch.listing import MergedListing
+
+_MERGED = msgspec.json.Decoder(MergedListing)
+_REASONS = msgspec.json.Decoder(list[Reason])
 
 
 class RunOutcomes(msgspec.Struct, kw_only=True):
@@ -118,6 +126,46 @@ def explain(path: Path, listing_id: str) -> list[PostingWhy]:
             text_score=r["text_score"],
             first_seen=r["first_seen"],
             last_seen=r["last_seen"],
+        )
+        for r in rows
+    ]
+
+
+class StoredListing(msgspec.Struct, kw_only=True, frozen=True):
+    """A merged listing as `jobsearch listings` shows it."""
+
+    listing: MergedListing
+    state: State
+    drop_reason: str | None = None
+    fit: int | None = None  # 0-100 for the profile of the run that last saw it (None: not scored)
+    fit_reasons: list[Reason] = []
+
+
+def read_listings(path: Path, *, include_dropped: bool = False) -> list[StoredListing]:
+    """The merged listings in the database at `path` (read only), newest first; [] if there is none."""
+    if not path.exists():
+        return []
+    conn = open_db(path, readonly=True)
+    try:
+        try:
+            rows = conn.execute(
+                "SELECT data, state, drop_reason, fit, fit_reasons FROM dedupe_listings "
+                + ("" if include_dropped else "WHERE state != 'dropped' ")
+                + "ORDER BY first_seen DESC, id"
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise
+    finally:
+        conn.close()
+    return [
+        StoredListing(
+            listing=_MERGED.decode(r["data"]),
+            state=r["state"],
+            drop_reason=r["drop_reason"],
+            fit=r["fit"],
+            fit_reasons=_REASONS.decode(r["fit_reasons"]) if r["fit_reasons"] else [],
         )
         for r in rows
     ]

@@ -29,11 +29,11 @@ from typing import Literal
 
 import msgspec
 
-from jobsearch.db import immediate, open_db, open_db_retrying
+from jobsearch.db import immediate, open_db_retrying
 from jobsearch.dedupe import lookup, match, merge, tables
 from jobsearch.dedupe.filters import drop_reason, pay_note
 from jobsearch.dedupe.posting import Posting, posting_of
-from jobsearch.fit import Fit, Reason, score
+from jobsearch.fit import Fit, score
 from jobsearch.listing import Listing, MergedListing
 from jobsearch.profile import Profile, Search
 
@@ -44,7 +44,6 @@ OUTCOMES: tuple[Outcome, ...] = ("new", "merged", "updated", "unchanged", "filte
 _MERGED = msgspec.json.Decoder(MergedListing)
 _LISTING = msgspec.json.Decoder(Listing)
 _ENCODE = msgspec.json.Encoder()
-_REASONS = msgspec.json.Decoder(list[Reason])
 
 
 class Decision(msgspec.Struct, kw_only=True, frozen=True):
@@ -59,16 +58,6 @@ class Decision(msgspec.Struct, kw_only=True, frozen=True):
     draft: bool = False  # submit the draft job for `listing`, then `mark_drafted`
     export: bool = False  # submit the export job of `listing.revision` (the store does not show it)
     fit: Fit | None = None  # its fit for the profile, when one was given
-
-
-class StoredListing(msgspec.Struct, kw_only=True, frozen=True):
-    """A merged listing as `jobsearch listings` shows it."""
-
-    listing: MergedListing
-    state: State
-    drop_reason: str | None = None
-    fit: int | None = None  # 0-100 for the profile of the run that last saw it (None: not scored)
-    fit_reasons: list[Reason] = []
 
 
 def _now() -> datetime:
@@ -411,33 +400,3 @@ def _legacy_posting(merged: MergedListing) -> Listing:
         description=merged.description,
         department=merged.department,
     )
-
-
-def read_listings(path: Path, *, include_dropped: bool = False) -> list[StoredListing]:
-    """The merged listings in the database at `path` (read only), newest first; [] if there is none."""
-    if not path.exists():
-        return []
-    conn = open_db(path, readonly=True)
-    try:
-        try:
-            rows = conn.execute(
-                "SELECT data, state, drop_reason, fit, fit_reasons FROM dedupe_listings "
-                + ("" if include_dropped else "WHERE state != 'dropped' ")
-                + "ORDER BY first_seen DESC, id"
-            ).fetchall()
-        except sqlite3.OperationalError as exc:
-            if "no such table" in str(exc):
-                return []
-            raise
-    finally:
-        conn.close()
-    return [
-        StoredListing(
-            listing=_MERGED.decode(r["data"]),
-            state=r["state"],
-            drop_reason=r["drop_reason"],
-            fit=r["fit"],
-            fit_reasons=_REASONS.decode(r["fit_reasons"]) if r["fit_reasons"] else [],
-        )
-        for r in rows
-    ]
