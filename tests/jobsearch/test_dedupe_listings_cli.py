@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from jobsearch.cli import main
+from jobsearch.dedupe.report import read_listings
 from jobsearch.dedupe.store import SeenSet
 from jobsearch.profile import Person, Profile, Search
 from tests.jobsearch.test_dedupe_match import posting
@@ -127,3 +128,22 @@ def test_listings_rank_by_fit_with_reasons_and_filter_on_it(
     out = capsys.readouterr().out
     assert "Backend Engineer" in out
     assert "Office Manager" not in out
+
+
+def test_a_fault_of_the_fit_score_never_costs_the_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The score raising for a listing leaves it recorded and kept, only unscored."""
+
+    def broken(*args: object) -> object:
+        raise ValueError("a bug in a rule")
+
+    monkeypatch.setattr("jobsearch.dedupe.store.score", broken)
+    profile = Profile(person=Person(name="Ada"), search=Search())
+    seen = SeenSet(tmp_path / "jobsearch.sqlite")
+    decision = seen.record(posting("1", "Backend Engineer"), profile.search, "r", profile)
+    seen.close()
+    assert decision.outcome == "new"
+    assert decision.fit is None
+    [stored] = read_listings(tmp_path / "jobsearch.sqlite")
+    assert stored.fit is None

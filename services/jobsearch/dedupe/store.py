@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 import msgspec
+import structlog
 
 from jobsearch.db import immediate, open_db_retrying
 from jobsearch.dedupe import lookup, match, merge, tables
@@ -38,6 +39,8 @@ from jobsearch.listing import Listing, MergedListing
 from jobsearch.profile import Profile, Search
 
 State = Literal["pending", "drafted", "dropped"]
+log = structlog.get_logger("jobsearch.dedupe")
+
 Outcome = Literal["new", "merged", "updated", "unchanged", "filtered"]  # and, per run, "rejected"
 OUTCOMES: tuple[Outcome, ...] = ("new", "merged", "updated", "unchanged", "filtered")
 
@@ -76,7 +79,11 @@ def record_posting(
     decision = _Recording(db, posting, run_id).run(search)
     if profile is None:
         return decision
-    fit = score(profile, decision.listing, date.today())
+    try:
+        fit = score(profile, decision.listing, date.today())
+    except Exception as exc:  # a fault of the score never costs the person the listing
+        log.warning("dedupe.fit_failed", listing=decision.listing.id, error=f"{type(exc).__name__}: {exc}")
+        return decision
     before = db.execute("SELECT fit FROM dedupe_listings WHERE id = ?", (decision.listing.id,)).fetchone()
     db.execute(
         "UPDATE dedupe_listings SET fit = ?, fit_reasons = ? WHERE id = ?",
