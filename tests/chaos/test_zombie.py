@@ -24,7 +24,10 @@ async def test_paused_worker_wakes_up_fenced(nats_server: EmbeddedServer, namesp
     settings = chaos_settings(namespace, nats_server.url, ack_wait=2.0, heartbeat_ttl=2)
     async with chaos_namespace(settings) as chaos, chaos.pool(concurrency=8) as pool:
         await pool.start(3)
-        ids = await chaos.submit([{"n": i, "ms": 100} for i in range(JOBS)])
+        # Durations of 100 to 400 ms, so that a worker's jobs do not all end together: were they
+        # equal, the pause could land between one batch's end and the next one's start, with no
+        # handler running to be fenced (its fetched jobs are then only skipped on waking).
+        ids = await chaos.submit([{"n": i, "ms": 100 + (i % 7) * 50} for i in range(JOBS)])
         await chaos.wait_completed(JOBS // 4)
         zombie = pool.live[0]
         zombie.send(signal.SIGSTOP)
