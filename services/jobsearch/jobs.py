@@ -7,7 +7,10 @@ jobsearch.search ─▶ jobsearch.source (one per source) ─▶ jobsearch.listi
  ─▶ jobsearch.export_batch (the new or changed listings the person keeps)  [jobsearch-export]
  ─▶ jobsearch.draft (one per new, matching listing) ─▶ jobsearch.export (listing + drafts)
         [jobsearch-draft]                                   [jobsearch-export]
- jobsearch.tracker (render tracker.xlsx once the run has drained; also `jobsearch export`)
+ once the run has drained:
+ jobsearch.close_listings (what the boards took down) ─▶ jobsearch.listing_states (closed, stale)
+        [jobsearch-dedupe]                                    [jobsearch-export]
+ jobsearch.tracker (render tracker.xlsx; also `jobsearch export`)
         [jobsearch-export]
 ```
 Postings travel in batches (up to `BATCH_POSTINGS`, and `BATCH_BYTES` of JSON): a job per posting
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Literal, TypeVar
 
 import msgspec
@@ -49,6 +52,8 @@ EXPORT_BATCH = "jobsearch.export_batch"
 DRAFT = "jobsearch.draft"
 EXPORT = "jobsearch.export"
 TRACKER = "jobsearch.tracker"
+CLOSE_LISTINGS = "jobsearch.close_listings"
+LISTING_STATES = "jobsearch.listing_states"
 
 RunId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 _KEY_LIMIT = 256  # the platform's idempotency keys (`Nats-Msg-Id`)
@@ -199,6 +204,27 @@ class ExportBatchJob(_Payload, kw_only=True, frozen=True):
 
     listings: list[MergedListing]
     fits: dict[str, Fit] = {}
+
+
+class CloseListingsJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.close_listings`: once the run has drained, mark the postings its whole reads no
+    longer list, and the listings that closed, went stale or reopened (`jobsearch.dedupe.closing`)."""
+
+    stale_after_days: Annotated[int, msgspec.Meta(ge=1)] = 30
+
+
+class ListingState(msgspec.Struct, kw_only=True, frozen=True):
+    """A listing's closed and stale dates (None: open, or seen recently)."""
+
+    id: str
+    closed_at: date | None = None  # every posting of it was taken down; the day the last one went
+    stale_at: date | None = None  # only aggregators carried it, and none for `stale_after_days`
+
+
+class ListingStatesJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.listing_states`: listings whose closed or stale date changed in the run."""
+
+    states: list[ListingState]
 
 
 T = TypeVar("T")

@@ -24,9 +24,32 @@ Board = Literal[
     "arbeitnow",
     "hackernews",
     "rss",
+    "workday",
+    "personio",
+    "recruitee",
+    "bamboohr",
+    "breezy",
+    "jobposting",
     "sample",
 ]
 BOARDS: tuple[Board, ...] = get_args(Board)
+# The boards whose API lists every open posting of an employer: a whole read that misses a posting
+# means it was taken down. The others (aggregators, feeds, crawled pages) list only some or only
+# recent postings: their postings are never taken as gone for being missed.
+LISTS_EVERY_OPEN_POSTING: frozenset[Board] = frozenset(
+    {
+        "greenhouse",
+        "lever",
+        "ashby",
+        "workable",
+        "smartrecruiters",
+        "workday",
+        "personio",
+        "recruitee",
+        "bamboohr",
+        "breezy",
+    }
+)
 
 SalaryInterval = Literal["year", "month", "week", "day", "hour"]
 # Where the job is done: the board's own field where it has one, else what its text says.
@@ -64,6 +87,7 @@ class Listing(msgspec.Struct, kw_only=True, frozen=True):
     fetched_at: datetime | None = None
     workplace: Workplace | None = None
     hidden_parts: int = 0  # parts of the description's markup nobody sees, removed from `description`
+    valid_through: date | None = None  # the last day the board says it takes applications
 
     @property
     def key(self) -> str:

@@ -82,7 +82,12 @@ def _describe(item: StoredListing) -> str:
     head = (
         f"{posted}  {_line(listing.company) or '-'}: {_line(listing.title)}  [{_line(where)}]  {listing.id}"
     )
-    lines = [head, f"    state: {item.state}" + (f" ({item.drop_reason})" if item.drop_reason else "")]
+    state = f"    state: {item.state}" + (f" ({item.drop_reason})" if item.drop_reason else "")
+    if item.closed_at is not None:
+        state += f"; closed {item.closed_at.isoformat()} (taken down by every board that posted it)"
+    elif item.stale_at is not None:
+        state += f"; stale since {item.stale_at.isoformat()} (no board carried it lately)"
+    lines = [head, state]
     if item.fit is not None:
         why = "; ".join(f"{r.points:+d} {_line(r.text)}" for r in item.fit_reasons[:4])
         lines.append(f"    fit: {item.fit}" + (f" ({why})" if why else ""))
@@ -129,7 +134,7 @@ def add_local_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
     p.add_argument(
         "--json",
         action="store_true",
-        help="print JSON (the MergedListing, state, drop_reason, fit, fit_reasons)",
+        help="print JSON (the MergedListing, state, closed_at, stale_at, drop_reason, fit, fit_reasons)",
     )
     p.add_argument(
         "--min-fit", type=int, metavar="N", help="only the listings whose fit is at least N (0-100)"

@@ -23,6 +23,8 @@ from jobsearch.listing import BOARDS
 Text = Annotated[str, msgspec.Meta(max_length=20_000)]
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 Url = Annotated[str, msgspec.Meta(pattern=r"^https?://", max_length=2048)]
+# A company's word in its board's host name (`acme` in acme.recruitee.com): one DNS label.
+Subdomain = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")]
 
 
 class _Base(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=True):
@@ -81,6 +83,8 @@ class Search(_Base, kw_only=True, frozen=True):
     must: list[str] = []  # skills the person insists on: each one a listing lacks costs fit points
     avoid: list[str] = []  # skills or areas the person does not want: a listing naming them costs
     needs_visa: bool = False  # the person needs visa sponsorship to work where the listing is
+    # A listing only aggregators or feeds carry, none of them seen for this many days, is Stale.
+    stale_after_days: Annotated[int, msgspec.Meta(ge=1, le=3650)] = 30
 
 
 class FitWeights(_Base, kw_only=True, frozen=True):
@@ -186,6 +190,42 @@ class Rss(_Source, tag="rss", kw_only=True, frozen=True):
     url: Url
 
 
+class Workday(_Source, tag="workday", kw_only=True, frozen=True):
+    """A Workday careers site: its `url` (`https://acme.wd5.myworkdayjobs.com/en-US/External`), or
+    `host` + `tenant` + `site` (a Workday host cannot be guessed from a company's name)."""
+
+    url: Url | None = None
+    host: Name | None = None  # acme.wd5.myworkdayjobs.com
+    tenant: Name | None = None
+    site: Name | None = None
+    # The site's own search, one query per entry; None: the profile's `[search] terms`; []: all.
+    search: list[Name] | None = None
+
+
+class Personio(_Source, tag="personio", kw_only=True, frozen=True):
+    company: Subdomain  # {company}.jobs.personio.de/xml
+    language: Annotated[str, msgspec.Meta(pattern=r"^[a-z]{2}$")] | None = None
+
+
+class Recruitee(_Source, tag="recruitee", kw_only=True, frozen=True):
+    company: Subdomain  # {company}.recruitee.com/api/offers/
+
+
+class BambooHR(_Source, tag="bamboohr", kw_only=True, frozen=True):
+    company: Subdomain  # {company}.bamboohr.com/careers/list
+
+
+class Breezy(_Source, tag="breezy", kw_only=True, frozen=True):
+    company: Subdomain  # {company}.breezy.hr/json
+
+
+class JobPosting(_Source, tag="jobposting", kw_only=True, frozen=True):
+    """Any careers page with schema.org `JobPosting` data, and its posting pages on the same site."""
+
+    url: Url
+    max_pages: Annotated[int, msgspec.Meta(ge=1, le=1000)] = 100
+
+
 class Sample(_Source, tag="sample", kw_only=True, frozen=True):
     """Listings shipped with the package (sample data, not real jobs), for the offline run."""
 
@@ -203,6 +243,12 @@ Source = (
     | Arbeitnow
     | HackerNews
     | Rss
+    | Workday
+    | Personio
+    | Recruitee
+    | BambooHR
+    | Breezy
+    | JobPosting
     | Sample
 )
 
@@ -212,7 +258,18 @@ def source_name(source: Source) -> str:
     if source.name:
         return source.name
     board = type(source).__struct_config__.tag
-    for attr in ("token", "site", "board_name", "account", "company", "url", "thread_id", "category", "tag"):
+    for attr in (
+        "token",
+        "board_name",
+        "account",
+        "company",
+        "url",
+        "tenant",
+        "site",
+        "thread_id",
+        "category",
+        "tag",
+    ):
         value = getattr(source, attr, None)
         if value is not None:
             return f"{board}:{value}"

@@ -15,7 +15,17 @@ from typing import Any
 
 import msgspec
 
-from jobsearch.jobs import BoardReadJob, DraftJob, ExportJob, ListingJob, SearchJob, SourceJob, TrackerJob
+from jobsearch.jobs import (
+    BoardReadJob,
+    CloseListingsJob,
+    DraftJob,
+    ExportJob,
+    ListingJob,
+    ListingStatesJob,
+    SearchJob,
+    SourceJob,
+    TrackerJob,
+)
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile, example_profile
 
@@ -27,6 +37,8 @@ SCHEMAS: dict[str, Any] = {
     "draft.schema.json": DraftJob,
     "export.schema.json": ExportJob,
     "tracker.schema.json": TrackerJob,
+    "close_listings.schema.json": CloseListingsJob,
+    "listing_states.schema.json": ListingStatesJob,
     "profile.schema.json": Profile,
     "merged_listing.schema.json": MergedListing,
 }

@@ -43,12 +43,12 @@ def test_tracker_has_the_layout(store: Store, tracker: Path) -> None:
     header = [cell.value for cell in sheet[1]]
     assert header == [
         "ID", "Company", "Role", "Fit", "Why", "Location", "Remote", "Salary", "Sources", "URL",
-        "Posted", "Found", "Updated", "Status", "Review", "Cover letter", "Connection note",
-        "Provider/model", "Notes",
+        "Posted", "Found", "Updated", "Status", "Closed", "Review", "Cover letter",
+        "Connection note", "Provider/model", "Notes",
     ]  # fmt: skip
     assert sheet.freeze_panes == "A2"
-    assert sheet.auto_filter.ref == "A1:S4"
-    assert sheet.column_dimensions["P"].width == 70
+    assert sheet.auto_filter.ref == "A1:T4"
+    assert sheet.column_dimensions["Q"].width == 70
     row = {name: sheet.cell(row=2, column=i + 1) for i, name in enumerate(header)}
     assert row["Posted"].is_date
     assert row["Found"].is_date

@@ -49,7 +49,7 @@ def test_the_collector_keeps_each_listings_hidden_parts() -> None:
 async def test_the_source_report_sums_the_boards_hidden_parts(monkeypatch: pytest.MonkeyPatch) -> None:
     """A board read's report carries the hidden parts of all its listings' descriptions."""
 
-    async def fetch_source(http: BoardHttp, source: object) -> Fetched:
+    async def fetch_source(http: BoardHttp, source: object, **_: object) -> Fetched:
         return collected()
 
     async def submit(jobs: Sequence[ListingJob]) -> list[bool]:

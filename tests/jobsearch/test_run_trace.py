@@ -72,8 +72,9 @@ async def test_one_search_is_one_trace_across_the_services(
     spans and the producer spans of the jobs it submits: source, the postings' batch, the board
     read, the kept listings export batches, drafts with their fixed job ids, exports) shares one
     trace id and forms one tree whose
-    only root is the search's producer span. Only the tracker render that follows the drain is a
-    trace of its own."""
+    only root is the search's producer span. Only what follows the drain is a trace of its own:
+    the closing of what the boards took down (`jobsearch.close_listings`, with the listing states
+    it hands on) and the tracker render."""
     data_dir = tmp_path / "data"
     result = await anyio.to_thread.run_sync(run_traced, settings, data_dir, otlp)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -89,7 +90,12 @@ async def test_one_search_is_one_trace_across_the_services(
 
     [root] = [s for s in otlp.spans if s.name == "publish jobsearch.search"]
     assert (root.kind, root.parent_span_id, root.service) == (PRODUCER, "", "jobsearch-run")
-    search = [s for s in otlp.spans if not s.name.endswith("jobsearch.tracker")]
+    [closing] = [s for s in otlp.spans if s.name == "publish jobsearch.close_listings"]
+    assert (closing.kind, closing.parent_span_id) == (PRODUCER, "")
+    after_drain = {closing.trace_id}
+    search = [
+        s for s in otlp.spans if not s.name.endswith("jobsearch.tracker") and s.trace_id not in after_drain
+    ]
     assert {s.trace_id for s in search} == {root.trace_id}
     by_id = {s.span_id: s for s in search}
     assert [s for s in search if s.parent_span_id not in by_id] == [root]

@@ -233,3 +233,31 @@ async def test_the_table_ranks_by_fit_filters_on_it_and_the_listing_shows_why(
         await page.locator('a[href^="/listings/L0002"]').click()
         await expect(page.locator("#fit")).to_contain_text("Fit 72")
         await expect(page.locator("#fit")).to_contain_text("-35 onsite in London; you want remote or Berlin")
+
+
+async def test_a_closed_listing_has_a_badge_a_filter_and_keeps_the_persons_status(
+    page: Page, settings: Settings, db_path: Path
+) -> None:
+    """Globex's listing (Applied) was taken down, Hooli's went stale: badges in the table, the
+    listed filter (kept in the URL), the closed date on the listing's page, the status unchanged."""
+    closed_on = found(1)
+    with Store.open(db_path) as store:
+        store.conn.execute("UPDATE listings SET closed_at = ? WHERE id = 'L0002'", (closed_on.isoformat(),))
+        store.conn.execute("UPDATE listings SET stale_at = ? WHERE id = 'L0005'", (found(2).isoformat(),))
+        store.conn.commit()
+    async with serving("jobsearch.cli", page_args(db_path), page_env(settings)) as url:
+        await page.goto(url)
+        await expect(page.locator("#listing-table tbody tr")).to_have_count(5)
+        globex = page.locator('tr[data-listing="L0002"] td.status')
+        await expect(globex).to_have_text(f"Applied closed {closed_on.isoformat()}")
+        await expect(page.locator('tr[data-listing="L0005"] td.status .badge.stale')).to_have_text("stale")
+        await page.locator("#listed-filter").select_option("closed")
+        await page.get_by_role("button", name="Filter").click()
+        await expect_rows(page, ["L0002", "L0005"])
+        assert "listed=closed" in page.url
+        await page.locator("#listed-filter").select_option("open")
+        await page.get_by_role("button", name="Filter").click()
+        await expect_rows(page, ["L0001", "L0003", "L0004"])
+        await page.goto(url.rstrip("/") + "/listings/L0002")
+        await expect(page.locator("#closed")).to_contain_text(f"on {closed_on.isoformat()}")
+        await expect(page.locator("#status")).to_have_value("Applied")

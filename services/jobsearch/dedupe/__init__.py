@@ -5,7 +5,10 @@
 (exact keys, then fuzzy within the company), merged, filtered by the profile's search; the new or
 changed listings the person keeps go to `jobsearch-export` in `jobsearch.export_batch` jobs, and
 each new one also becomes a `jobsearch.draft` job (job id `draft-<merged id>`) on
-`jobsearch-draft`. `jobsearch.board_read` records a source's whole read. See docs/dedupe.md.
+`jobsearch-draft`. `jobsearch.board_read` records a source's whole read; once the run has drained,
+`jobsearch.close_listings` marks what those reads no longer list, and hands the listings that
+closed, went stale or reopened to `jobsearch-export` (`jobsearch.listing_states`). See
+docs/dedupe.md.
 """
 
 from __future__ import annotations
@@ -17,16 +20,22 @@ from jobsearch.dedupe.report import RunOutcomes, explain, run_outcomes
 from jobsearch.dedupe.service import Dedupe, check_db_path
 from jobsearch.jobs import (
     BOARD_READ,
+    CLOSE_LISTINGS,
     DRAFT,
     EXPORT_BATCH,
     LISTING,
     LISTING_BATCH,
+    LISTING_STATES,
     QUEUES,
     BoardReadJob,
+    CloseListingsJob,
     DraftJob,
     ExportBatchJob,
     ListingBatchJob,
     ListingJob,
+    ListingStatesJob,
+    in_batches,
+    run_key,
 )
 from jobsearch.settings import load_pipeline_settings
 
@@ -63,6 +72,19 @@ def register(app: App) -> Dedupe:
     @app.job(LISTING_BATCH, payload=ListingBatchJob)
     async def dedupe_listings(ctx: JobContext, job: ListingBatchJob) -> dict[str, Any]:
         return await dedupe.handle_batch(job, _Publishing(ctx))
+
+    @app.job(CLOSE_LISTINGS, payload=CloseListingsJob)
+    async def close(ctx: JobContext, job: CloseListingsJob) -> dict[str, Any]:
+        closings = await dedupe.close_listings(job)
+        for number, states in enumerate(in_batches(closings.changed, most=1000)):
+            payload = ListingStatesJob(run_id=job.run_id, states=states)
+            key = run_key(job.run_id, f"listing_states:{number}")
+            await ctx.enqueue(LISTING_STATES, payload, queue=QUEUES["export"], key=key)
+        return {
+            "closed": len(closings.closed),
+            "reopened": len(closings.reopened),
+            "stale": len(closings.stale),
+        }
 
     @app.job(BOARD_READ, payload=BoardReadJob)
     async def board_read(ctx: JobContext, job: BoardReadJob) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date
 from pathlib import Path
 
 import msgspec
@@ -139,6 +140,8 @@ class StoredListing(msgspec.Struct, kw_only=True, frozen=True):
     drop_reason: str | None = None
     fit: int | None = None  # 0-100 for the profile of the run that last saw it (None: not scored)
     fit_reasons: list[Reason] = []
+    closed_at: date | None = None  # every board that posted it took it down (`dedupe.closing`)
+    stale_at: date | None = None  # only aggregators carried it, and none lately
 
 
 def read_listings(path: Path, *, include_dropped: bool = False) -> list[StoredListing]:
@@ -149,7 +152,7 @@ def read_listings(path: Path, *, include_dropped: bool = False) -> list[StoredLi
     try:
         try:
             rows = conn.execute(
-                "SELECT data, state, drop_reason, fit, fit_reasons FROM dedupe_listings "
+                "SELECT data, state, drop_reason, fit, fit_reasons, closed_at, stale_at FROM dedupe_listings "
                 + ("" if include_dropped else "WHERE state != 'dropped' ")
                 + "ORDER BY first_seen DESC, id"
             ).fetchall()
@@ -166,6 +169,8 @@ def read_listings(path: Path, *, include_dropped: bool = False) -> list[StoredLi
             drop_reason=r["drop_reason"],
             fit=r["fit"],
             fit_reasons=_REASONS.decode(r["fit_reasons"]) if r["fit_reasons"] else [],
+            closed_at=date.fromisoformat(r["closed_at"]) if r["closed_at"] else None,
+            stale_at=date.fromisoformat(r["stale_at"]) if r["stale_at"] else None,
         )
         for r in rows
     ]

@@ -18,6 +18,7 @@ import structlog
 from jetjobs import ConfigError, Reject
 from jobsearch.batch import BatchWriter
 from jobsearch.dedupe import tables
+from jobsearch.dedupe.closing import Closings, close_listings
 from jobsearch.dedupe.posting import posting_of
 from jobsearch.dedupe.store import (
     Decision,
@@ -28,6 +29,7 @@ from jobsearch.dedupe.store import (
 from jobsearch.fit import Fit
 from jobsearch.jobs import (
     BoardReadJob,
+    CloseListingsJob,
     DraftJob,
     ExportBatchJob,
     ListingBatchJob,
@@ -155,6 +157,12 @@ class Dedupe:
                 await submit.draft(draft, draft_key(run_id, listing.id), draft_job_id(run_id, listing.id))
             await self.writer.run_job(lambda db: mark_drafted(db, drafts))
         return decisions
+
+    async def close_listings(self, job: CloseListingsJob) -> Closings:
+        """What the run's whole reads no longer list (`jobsearch.close_listings`)."""
+        return await self.writer.run_job(
+            lambda db: close_listings(db, job.run_id, stale_after_days=job.stale_after_days)
+        )
 
     async def board_read(self, job: BoardReadJob) -> dict[str, Any]:
         """Record that a source was read in full (`jobsearch.board_read`)."""

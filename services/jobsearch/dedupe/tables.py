@@ -15,6 +15,8 @@
 - `dedupe_run_postings`: what each run did with each posting it read (`new`, `merged`, `updated`,
   `unchanged`, `filtered`), per source: the run's counts, and which postings a board still lists.
 - `dedupe_board_reads`: each source a run read in full, and how many postings it listed.
+  With the run's postings they say which postings are gone (`gone_at`), and so which listings
+  are closed or stale (`jobsearch.dedupe.closing`).
 - `dedupe_meta`: the version of the matching features the listings were written with: a file
   written by an older normalisation has its features, company keys and blocks made anew once.
 """
@@ -108,6 +110,10 @@ _ADDED = (
     ("dedupe_postings", "why", "TEXT"),  # how it matched, in words (`jobsearch listings --explain`)
     ("dedupe_listings", "fit", "INTEGER"),  # its fit for the profile of the run that last saw it
     ("dedupe_listings", "fit_reasons", "BLOB"),  # the fit's reasons, JSON (`jobsearch.fit.Reason`)
+    # When a whole read of its source last missed it, or its `validThrough` passed (NULL: listed).
+    ("dedupe_postings", "gone_at", "TEXT"),
+    ("dedupe_listings", "closed_at", "TEXT"),  # every posting of it gone: the day the last went
+    ("dedupe_listings", "stale_at", "TEXT"),  # only aggregators' postings, none seen for a while
 )
 
 

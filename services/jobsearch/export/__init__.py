@@ -1,13 +1,14 @@
 """The export stage: record each listing and its drafts in the state of record, and render the
 tracker when asked.
 
-Three job types on the `jobsearch-export` queue: `jobsearch.export_batch` (the listings dedupe
+Four job types on the `jobsearch-export` queue: `jobsearch.export_batch` (the listings dedupe
 kept or changed, recorded as they now stand) and `jobsearch.export` (a listing with its drafts;
-idempotent per job id), both written many to a transaction (`jobsearch.batch`); and
-`jobsearch.tracker` (read the person's edits back, render `tracker.xlsx`; submitted once per run
-after the pipeline drained, so a run of 5,000 listings renders once, not 5,000 times). The work
-itself lives in `jobsearch.store` and `jobsearch.tracker`, which the CLI and the review page
-share; this module only wires them to jobs.
+idempotent per job id), both written many to a transaction (`jobsearch.batch`);
+`jobsearch.listing_states` (the listings the boards took down or stopped carrying, and those that
+reopened: `closed_at`, `stale_at`); and `jobsearch.tracker` (read the person's edits back, render
+`tracker.xlsx`; submitted once per run after the pipeline drained, so a run of 5,000 listings
+renders once, not 5,000 times). The work itself lives in `jobsearch.store` and
+`jobsearch.tracker`, which the CLI and the review page share; this module only wires them to jobs.
 """
 
 from __future__ import annotations
@@ -19,9 +20,19 @@ import msgspec
 
 from jetjobs import App, JobContext, Reject, Retry
 from jobsearch.batch import BatchWriter
-from jobsearch.jobs import EXPORT, EXPORT_BATCH, TRACKER, ExportBatchJob, ExportJob, TrackerJob
+from jobsearch.jobs import (
+    EXPORT,
+    EXPORT_BATCH,
+    LISTING_STATES,
+    TRACKER,
+    ExportBatchJob,
+    ExportJob,
+    ListingStatesJob,
+    TrackerJob,
+)
 from jobsearch.settings import PipelineSettings, load_pipeline_settings
 from jobsearch.store import Store
+from jobsearch.store.closing import record_listing_states
 from jobsearch.store.exports import record_export
 from jobsearch.store.schema import migrate
 from jobsearch.tracker import (
@@ -94,6 +105,16 @@ async def record_batch(deps: Deps, job_id: str, job: ExportBatchJob) -> dict[str
     return {"run_id": job.run_id, "listings": len(recorded), "new": sum(r.new for r in recorded)}
 
 
+async def record_states(deps: Deps, job: ListingStatesJob) -> dict[str, Any]:
+    """Handle `jobsearch.listing_states`: the listings that closed, went stale or reopened.
+
+    Raises:
+        Retry: the database stayed locked past its busy timeout.
+    """
+    changed = await deps.writer.run_job(lambda conn: record_listing_states(conn, job.states))
+    return {"run_id": job.run_id, "listings": len(job.states), "changed": changed}
+
+
 def render_tracker(
     deps: Deps, job: TrackerJob, *, attempt: int = 1, max_attempts: int = TRACKER_ATTEMPTS
 ) -> dict[str, Any]:
@@ -135,6 +156,10 @@ def register(app: App, settings: PipelineSettings | None = None) -> Deps:
     @app.job(EXPORT_BATCH, payload=ExportBatchJob)
     async def export_batch(ctx: JobContext, job: ExportBatchJob) -> dict[str, Any]:
         return await record_batch(deps, ctx.id, job)
+
+    @app.job(LISTING_STATES, payload=ListingStatesJob)
+    async def listing_states(ctx: JobContext, job: ListingStatesJob) -> dict[str, Any]:
+        return await record_states(deps, job)
 
     @app.job(TRACKER, payload=TrackerJob)
     def tracker(ctx: JobContext, job: TrackerJob) -> dict[str, Any]:

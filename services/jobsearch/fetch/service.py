@@ -55,7 +55,7 @@ async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -
     board = str(type(job.source).__struct_config__.tag)
     started = time.perf_counter()
     try:
-        fetched = await fetch_source(http, job.source)
+        fetched = await fetch_source(http, job.source, terms=job.profile.search.terms)
     except SourceError as exc:
         metrics.FAILURES.labels(board, exc.kind).inc()
         log.warning(

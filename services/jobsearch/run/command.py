@@ -56,6 +56,7 @@ async def cmd_run(args: argparse.Namespace, settings: Settings, nc: NATS) -> int
         return CANNOT_RUN
     run_id = new_run_id()
     orchestra = Orchestra(args, settings, nc, run_id)
+    orchestra.close_after_days = profile.search.stale_after_days
     with Store.open(orchestra.pipeline.db_path) as store:
         store.start_run(run_id, profile=str(Path(args.profile).resolve()))  # noqa: ASYNC240 - once, at start
 

@@ -3,7 +3,8 @@ follow the ledger, submit, wait for the drain, render the tracker, record and pr
 
 ```
 ledger follower ─▶ 4 x `jobsearch serve STAGE` ─▶ submit ─▶ wait until drained
- ─▶ record dead draft jobs as their listings' issues ─▶ submit `jobsearch.tracker` (render)
+ ─▶ record dead draft jobs as their listings' issues ─▶ `jobsearch.close_listings` (what the boards
+ took down) ─▶ submit `jobsearch.tracker` (render)
  ─▶ wait for it ─▶ summary, exit code
 ```
 
@@ -37,11 +38,13 @@ from jetjobs import (
 )
 from jobsearch.dedupe.report import run_outcomes
 from jobsearch.jobs import (
+    CLOSE_LISTINGS,
     DRAFT,
     QUEUES,
     SOURCE,
     STAGES,
     TRACKER,
+    CloseListingsJob,
     TrackerJob,
 )
 from jobsearch.run.children import ServiceFailed, StageServices
@@ -138,6 +141,9 @@ class Orchestra:
         self.drafts_owed = 0  # listings owed a draft by earlier runs that this run submitted
         self.services: StageServices | None = None
         self.other_settings = ""  # services that run with other settings, with --no-services
+        # `jobsearch run` closes what its whole reads no longer list (a profile's stale_after_days).
+        self.close_after_days: int | None = None
+        self.closings: dict[str, int] = {}
 
     async def run(self, submit: Callable[[], Awaitable[None]], *, sources: int = 0) -> RunSummary:
         """Start everything, `submit` the work, wait for the drain and the tracker; summarise."""
@@ -183,6 +189,9 @@ class Orchestra:
         summary.tracker_error = self.tracker_error
         summary.drafts_owed = self.drafts_owed
         summary.service_error = self.service_error
+        summary.listings_closed = self.closings.get("closed", 0)
+        summary.listings_reopened = self.closings.get("reopened", 0)
+        summary.listings_stale = self.closings.get("stale", 0)
         return summary
 
     async def _warn_unserved(self, display: Display) -> None:
@@ -206,6 +215,21 @@ class Orchestra:
                     )
                     told.add(queue)
 
+    async def _close_listings(self, stale_after_days: int) -> None:
+        """What the run's whole reads no longer list: closed, stale, reopened (recorded by the
+        export stage before the render)."""
+        job = await self.publisher.enqueue(
+            CLOSE_LISTINGS,
+            CloseListingsJob(run_id=self.run_id, stale_after_days=stale_after_days),
+            queue=QUEUES["dedupe"],
+            key=f"close:{self.run_id}",
+        )
+        record = await _wait_settled(self.publisher, self.progress, job.id, lambda _: None)
+        if record is not None and record.state == "succeeded" and isinstance(record.result, dict):
+            self.closings = {k: int(v) for k, v in record.result.items() if isinstance(v, int)}
+        # Its listing states, on the export queue, are recorded before the tracker renders.
+        await wait_drained(self.publisher, self.progress, [QUEUES["export"]])
+
     async def _drain_and_render(self) -> None:
         await wait_drained(self.publisher, self.progress, [QUEUES[stage] for stage in STAGES])
         # A draft job dead-lettered anyway (its worker lost on the last attempt) is its listing's
@@ -216,6 +240,8 @@ class Orchestra:
             await anyio.to_thread.run_sync(
                 record_dead_drafts, db_path, self.run_id, dead_drafts, self.progress.runs
             )
+        if self.close_after_days is not None:
+            await self._close_listings(self.close_after_days)
         job = await self.publisher.enqueue(
             TRACKER,
             TrackerJob(run_id=self.run_id),

@@ -72,6 +72,11 @@ class RunSummary(msgspec.Struct, kw_only=True):
     listings_rejected: int = 0
     filtered_reasons: dict[str, int] = {}
     listings_known: int = 0  # merged + unchanged (kept for summaries stored before)
+    # Listings whose every board took them down (closed), that only aggregators carried and none
+    # lately (stale), or that were closed or stale and are listed again (reopened).
+    listings_closed: int = 0
+    listings_stale: int = 0
+    listings_reopened: int = 0
     drafts: list[ProviderUsage] = []
     needs_review: int = 0
     drafted_listings: int = 0
@@ -215,6 +220,8 @@ def format_summary(summary: RunSummary) -> list[str]:
     lines.append(f"  sources    {summary.sources_ok} ok{failed}")
     lines.extend(f"               failed: {line}" for line in summary.sources_failed)
     lines.append(listings_line(summary))
+    if summary.listings_closed or summary.listings_stale or summary.listings_reopened:
+        lines.append(closed_line(summary))
     lines.extend(drafts_lines(summary))
     before = summary.dead_letters_before
     letters = _plural(before, "dead letter")
@@ -304,6 +311,16 @@ def timings_lines(summary: RunSummary) -> list[str]:
         rate = f", {count / seconds:,.0f}/s" if seconds > 0 else ""
         lines.append(f"  timing     {job_type:<22} {count:>7,} jobs in {seconds:6.2f} s{rate}")
     return lines
+
+
+def closed_line(summary: RunSummary) -> str:
+    """`closed     3 taken down by their boards; 1 stale; 1 listed again`."""
+    parts = [f"{summary.listings_closed} taken down by their boards"]
+    if summary.listings_stale:
+        parts.append(f"{summary.listings_stale} stale (no board carried it lately)")
+    if summary.listings_reopened:
+        parts.append(f"{summary.listings_reopened} listed again")
+    return "  closed     " + "; ".join(parts)
 
 
 def listings_line(summary: RunSummary) -> str:

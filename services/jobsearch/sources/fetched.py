@@ -62,15 +62,17 @@ class Collector:
         department: str | None = None,
         hidden_parts: int = 0,
         workplace: Workplace | None = None,
+        valid_through: date | None = None,
     ) -> None:
         """Keep one posting (fields already plain text, except title/company/locations: tidied here).
 
-        `hidden_parts` is how many parts of the description's markup nobody sees were left out of
-        `description` (`text.visible_text`). `workplace` is the board's own field where it has one;
-        `remote` follows it (a remote workplace is remote, an on-site one is not), and a posting
-        only flagged remote has a remote workplace. A posting whose board gives no salary gets the
-        one its description states (`salary_from_text`, `stated="text"`), so every board's text is
-        read the same way.
+        `valid_through` is the last day the board says the posting takes applications, where it says
+        (schema.org `validThrough`). `hidden_parts` is how many parts of the description's markup
+        nobody sees were left out of `description` (`text.visible_text`). `workplace` is the board's
+        own field where it has one; `remote` follows it (a remote workplace is remote, an on-site
+        one is not), and a posting only flagged remote has a remote workplace. A posting whose board
+        gives no salary gets the one its description states (`salary_from_text`, `stated="text"`),
+        so every board's text is read the same way.
         """
         ext = text.line(str(external_id) if external_id is not None else "", limit=1000)
         clean_title = text.line(title)
@@ -110,6 +112,7 @@ class Collector:
                 fetched_at=self.fetched_at,
                 hidden_parts=max(0, hidden_parts),
                 workplace=workplace,
+                valid_through=valid_through,
             )
         )
         return None

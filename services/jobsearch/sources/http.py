@@ -67,7 +67,7 @@ class _HostGate:
 class Body:
     """A successful response's body and what the server said it is."""
 
-    url: str
+    url: str  # where the answer came from, after any redirects
     content: bytes
     content_type: str
 
@@ -116,19 +116,20 @@ class BoardHttp:
 
     async def get_json(self, board: str, url: str, *, params: Mapping[str, Any] | None = None) -> Any:
         """GET a JSON document; any failure is a SourceError (HTML pages and bad JSON included)."""
-        body = await self.get(board, url, params=params, accept="application/json")
-        # JSON never starts with "<"; the content type alone is not trusted (some boards send
-        # JSON as text/html).
-        if body.content[:512].lstrip().startswith(b"<"):
-            raise SourceError(
-                board, "html_page", "answered with an HTML page where JSON was expected", url=body.url
-            )
-        try:
-            return msgspec.json.decode(body.content)
-        except msgspec.DecodeError as exc:
-            raise SourceError(
-                board, "malformed", f"answered with malformed JSON ({exc})", url=body.url
-            ) from None
+        return _json(board, await self.get(board, url, params=params, accept="application/json"))
+
+    async def post_json(self, board: str, url: str, payload: Any) -> Any:
+        """POST `payload` as JSON and decode the JSON answer (a search endpoint, such as Workday's).
+
+        The same manners, retries and failures as `get_json`: a board's search is a read.
+        """
+        request = self.client.build_request(
+            "POST",
+            url,
+            content=msgspec.json.encode(payload),
+            headers={"Accept": "application/json", "Content-Type": "application/json"},
+        )
+        return _json(board, await self._send_politely(board, request))
 
     async def get(
         self,
@@ -143,6 +144,9 @@ class BoardHttp:
         Every request sent, each retry too, is a CLIENT span (`jobsearch.sources.spans`).
         """
         request = self.client.build_request("GET", url, params=params, headers={"Accept": accept})
+        return await self._send_politely(board, request)
+
+    async def _send_politely(self, board: str, request: httpx.Request) -> Body:
         for attempt in range(self.policy.retries + 1):
             async with self._polite(request.url.host):
                 self.requests += 1
@@ -161,7 +165,7 @@ class BoardHttp:
         """
         shown = str(request.url)
         try:
-            status, headers, content = await self._send(board, request, span)
+            status, headers, content, reached = await self._send(board, request, span)
         except SourceError as exc:
             spans.failed(span, exc, status=None)
             if attempt == self.policy.retries or not exc.retryable:
@@ -171,7 +175,7 @@ class BoardHttp:
             log.info("board.retry", board=board, url=shown, reason=exc.detail, delay=round(delay, 2))
             return delay
         if 200 <= status < 300:
-            return Body(shown, content, headers.get("content-type", "").lower())
+            return Body(reached, content, headers.get("content-type", "").lower())
         wait = retry_after(headers.get("retry-after")) if status in RETRY_STATUSES else None
         error = self._given_up(board, status, wait, shown, attempt)
         if error is not None:
@@ -204,8 +208,11 @@ class BoardHttp:
         policy = self.policy
         return backoff_delay(attempt + 1, base=policy.backoff, cap=policy.max_retry_after, jitter=0.25)
 
-    async def _send(self, board: str, request: httpx.Request, span: Span) -> tuple[int, httpx.Headers, bytes]:
-        """Send once: status, headers and a size-capped body within the deadline (told to `span`)."""
+    async def _send(
+        self, board: str, request: httpx.Request, span: Span
+    ) -> tuple[int, httpx.Headers, bytes, str]:
+        """Send once: status, headers, a size-capped body within the deadline (told to `span`) and
+        the URL the answer came from (after any redirects)."""
         shown = str(request.url)
         cap = self.policy.max_bytes
         try:
@@ -237,7 +244,7 @@ class BoardHttp:
             raise SourceError(
                 board, "network", f"could not connect ({type(exc).__name__}: {exc})", url=shown
             ) from None
-        return response.status_code, response.headers, b"".join(chunks)
+        return response.status_code, response.headers, b"".join(chunks), str(response.url)
 
     def _polite(self, host: str) -> _Polite:
         gate = self._gates.get(host)
@@ -268,6 +275,20 @@ class _Polite:
 
     async def __aexit__(self, *exc_info: object) -> None:
         self.gate.slots.release()
+
+
+def _json(board: str, body: Body) -> Any:
+    """A body decoded as JSON; an HTML page or malformed JSON is a SourceError."""
+    # JSON never starts with "<"; the content type alone is not trusted (some boards send JSON as
+    # text/html).
+    if body.content[:512].lstrip().startswith(b"<"):
+        raise SourceError(
+            board, "html_page", "answered with an HTML page where JSON was expected", url=body.url
+        )
+    try:
+        return msgspec.json.decode(body.content)
+    except msgspec.DecodeError as exc:
+        raise SourceError(board, "malformed", f"answered with malformed JSON ({exc})", url=body.url) from None
 
 
 def _too_large(board: str, url: str, cap: int) -> SourceError:

@@ -59,6 +59,8 @@ class TrackerRow(msgspec.Struct, kw_only=True, frozen=True):
     review: str = ""
     fit: int | None = None  # 0-100 for the profile of the run that last scored it (`jobsearch.fit`)
     fit_why: str = ""  # its largest reasons, signed, in words
+    closed_at: date | None = None  # every board that posted it took it down (`jobsearch.dedupe.closing`)
+    stale_at: date | None = None  # only aggregators carried it, and none lately
 
 
 class SheetEdit(msgspec.Struct, kw_only=True, frozen=True):
@@ -183,3 +185,5 @@ class ListingDetail(msgspec.Struct, kw_only=True, frozen=True):
     review: str = ""  # what the Review column says (`jobsearch.store.drafting.review_text`)
     fit: int | None = None  # 0-100 (`jobsearch.fit`), and its reasons, largest first
     fit_reasons: list[Reason] = []
+    closed_at: date | None = None  # every board that posted it took it down
+    stale_at: date | None = None  # only aggregators carried it, and none lately

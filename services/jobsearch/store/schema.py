@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 
-VERSION = 4
+VERSION = 5
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -143,7 +143,7 @@ CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL
 
 
 # Columns that later versions added to an older file (2: workplace..pay_note; 3: fell_over;
-# 4: fit, fit_reasons).
+# 4: fit, fit_reasons; 5: closed_at, stale_at).
 _ADDED = (
     ("listings", "workplace", "TEXT"),
     ("listings", "revision", "INTEGER NOT NULL DEFAULT 0"),
@@ -152,6 +152,8 @@ _ADDED = (
     ("drafts", "fell_over", "TEXT NOT NULL DEFAULT '[]'"),
     ("listings", "fit", "INTEGER"),  # 0-100 for the profile of the run that last scored it
     ("listings", "fit_reasons", "TEXT NOT NULL DEFAULT '[]'"),  # JSON: [{points, text}]
+    ("listings", "closed_at", "TEXT"),  # ISO date: every board that posted it took it down
+    ("listings", "stale_at", "TEXT"),  # ISO date: only aggregators carried it, unseen since long
 )
 
 

@@ -233,6 +233,8 @@ class Store:
             review=review_text(steps, issues(self.conn, [listing_id]).get(listing_id)),
             fit=row["fit"],
             fit_reasons=_REASONS.decode(row["fit_reasons"]) if row["fit_reasons"] else [],
+            closed_at=_day(row["closed_at"]),
+            stale_at=_day(row["stale_at"]),
         )
 
     def _listing_row(self, listing_id: str) -> sqlite3.Row:
@@ -394,10 +396,12 @@ class Store:
                 review=review_text(checks.get(row["id"]), waits.get(row["id"])),
                 fit=row["fit"],
                 fit_why=fit_why(row["fit_reasons"]),
+                closed_at=_day(row["closed_at"]),
+                stale_at=_day(row["stale_at"]),
             )
             for row in self.conn.execute(
                 "SELECT id, company, title, locations, remote, salary, url, posted_at, workplace, pay_note,"
-                " first_seen, changed_at, status, notes, fit, fit_reasons FROM listings"
+                " first_seen, changed_at, status, notes, fit, fit_reasons, closed_at, stale_at FROM listings"
                 " ORDER BY fit IS NULL, fit DESC, first_seen DESC, company, title"
             )
         ]
@@ -501,6 +505,10 @@ def fit_why(reasons_json: str | None) -> str:
         return ""
     reasons = _REASONS.decode(reasons_json)[:WHY_REASONS]
     return "; ".join(f"{r.text} ({r.points:+d})" for r in reasons)
+
+
+def _day(value: str | None) -> date | None:
+    return date.fromisoformat(value) if value else None
 
 
 def _shown_fields(row: sqlite3.Row) -> dict[str, Any]:

@@ -42,6 +42,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("Found", "date", 12),
     Column("Updated", "date", 12),
     Column("Status", "status", 12),
+    Column("Closed", "date", 12),
     Column("Review", "long", 40),
     Column("Cover letter", "long", 70),
     Column("Connection note", "long", 45),
@@ -57,8 +58,8 @@ DRAFT_HEADERS = frozenset(("Cover letter", "Connection note", "Provider/model"))
 DRAFT_CELLS = frozenset(HEADERS.index(name) for name in DRAFT_HEADERS)
 # Headers the tracker once wrote and writes no more, with the header each became (None: the
 # column was dropped). A tracker rendered by an older version has them; they are the tracker's,
-# never the person's. So far columns were only added (Updated, Review, Fit, Why), none renamed or dropped;
-# a rename goes here, e.g. {"Sources": "Postings"}.
+# never the person's. So far columns were only added (Updated, Review, Fit, Why, Closed), none
+# renamed or dropped; a rename goes here, e.g. {"Sources": "Postings"}.
 FORMER_HEADERS: dict[str, str | None] = {}
 # Every header the tracker owns on its sheet: any other column there is the person's.
 OWNED_HEADERS = frozenset(HEADERS) | frozenset(FORMER_HEADERS)
@@ -83,6 +84,13 @@ def sources_text(row: TrackerRow) -> str:
     return "\n".join(lines)
 
 
+def closed_cell(row: TrackerRow) -> Value:
+    """The day its boards took it down; `stale` when only aggregators carried it and none lately."""
+    if row.closed_at is not None:
+        return row.closed_at
+    return "stale" if row.stale_at is not None else None
+
+
 def row_values(row: TrackerRow) -> list[Value]:
     """The cells of one row, in COLUMNS order: every text made safe (`safe_text`), dates as dates."""
     remote = row.workplace or ("" if row.remote is None else ("yes" if row.remote else "no"))
@@ -101,6 +109,7 @@ def row_values(row: TrackerRow) -> list[Value]:
         row.found,
         row.updated,
         row.status,
+        closed_cell(row),
         safe_text(row.review),
         safe_text(row.cover_letter),
         safe_text(row.connection_note),

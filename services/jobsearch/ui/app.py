@@ -115,6 +115,7 @@ def _filters(request: Request) -> Filters:
         found_since=since,
         text=q.get("q", "").strip(),
         min_fit=_min_fit(q.get("fit", "")),
+        listed="open" if q.get("listed") == "open" else "closed" if q.get("listed") == "closed" else "",
         sort=sort if sort in SORT_KEYS else "fit",
         descending=q.get("dir", "desc" if sort in ("fit", "found", "posted", "salary") else "asc") == "desc",
     )

@@ -21,6 +21,7 @@ SortKey = Literal["fit", "found", "company", "title", "status", "posted", "locat
 # could be written), `failed` (no draft: drafting failed or waits), `ok` (drafted, every check passed).
 ReviewFilter = Literal["", "needs", "failed", "ok"]
 REVIEW_FILTERS: tuple[ReviewFilter, ...] = ("", "needs", "failed", "ok")
+ListedFilter = Literal["", "open", "closed"]
 SORT_KEYS: tuple[SortKey, ...] = (
     "fit",
     "found",
@@ -54,6 +55,7 @@ class Filters(msgspec.Struct, kw_only=True, frozen=True):
     text: str = ""
     review: ReviewFilter = ""
     min_fit: int | None = None  # only listings whose fit is at least this
+    listed: ListedFilter = ""  # open: still listed somewhere; closed: taken down or stale
     sort: SortKey = "fit"
     descending: bool = True
 
@@ -76,6 +78,7 @@ def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[l
             or (matching is not None and row.listing_id not in matching)
             or not _review_passes(filters.review, row, row.listing_id in drafts)
             or (filters.min_fit is not None and (row.fit is None or row.fit < filters.min_fit))
+            or (filters.listed and _is_open(row) != (filters.listed == "open"))
         ):
             continue
         rows.append(
@@ -89,6 +92,10 @@ def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[l
         )
     rows.sort(key=lambda r: _SORTS[filters.sort](r.row), reverse=filters.descending)
     return rows[:limit], len(rows)
+
+
+def _is_open(row: TrackerRow) -> bool:
+    return row.closed_at is None and row.stale_at is None
 
 
 def _review_passes(wanted: ReviewFilter, row: TrackerRow, drafted: bool) -> bool:
