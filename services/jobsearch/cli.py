@@ -31,6 +31,7 @@ from jetjobs import (
     shutdown_tracing,
 )
 from jobsearch.app import build_app
+from jobsearch.finding.command import add_boards_commands
 from jobsearch.jobs import QUEUES, STAGES, Stage
 from jobsearch.local_commands import add_local_commands
 from jobsearch.run import add_run_commands
@@ -143,6 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_commands(sub)
     add_tracker_commands(sub)
     add_local_commands(sub)
+    add_boards_commands(sub)
     _add_ui_command(sub)
     return parser
 
