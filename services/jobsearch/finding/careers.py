@@ -18,7 +18,6 @@ import html
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from typing import Final
 from urllib.parse import parse_qs, urlsplit
 from urllib.robotparser import RobotFileParser
@@ -44,6 +43,8 @@ from jobsearch.sources import jobposting_data
 from jobsearch.sources.errors import TRANSIENT, SourceError
 from jobsearch.sources.fetched import Collector
 from jobsearch.sources.http import BoardHttp, Body
+from jobsearch.sources.jobposting import ld_json_blocks
+from jobsearch.sources.robots import DISALLOW_ALL, read_robots
 from jobsearch.sources.workday import careers_site
 
 CAREERS_PATHS: Final = ("/careers", "/careers/", "/jobs", "/jobs/", "/join-us", "/about/careers", "/")
@@ -182,7 +183,7 @@ def _subdomain_source(host: str) -> Source | None:
 def _page_postings(markup: str, public_url: str, domain: str, site_base: str | None) -> PagePostings | None:
     """The page's JobPostings as the `jobposting` board would read them, or None without any."""
     collector = Collector("jobposting", f"jobposting:{public_url}")
-    jobposting_data.read_page(collector, _LdBlocks.of(markup), page_url=public_url, host=domain)
+    jobposting_data.read_page(collector, ld_json_blocks(markup), page_url=public_url, host=domain)
     if not collector.listings:
         return None
     source = JobPosting(url=public_url, base_url=site_base.rstrip("/") if site_base else None)
@@ -190,18 +191,16 @@ def _page_postings(markup: str, public_url: str, domain: str, site_base: str | N
 
 
 async def _robots(http: BoardHttp, base: str, read: CareersRead) -> RobotFileParser:
-    """The site's robots.txt; one that cannot be read now disallows every page (RFC 9309)."""
-    robots = RobotFileParser()
+    """The site's robots.txt (`jobsearch.sources.robots`); a failure to read it is reported."""
     try:
-        body = await http.get(LABEL, f"{base}/robots.txt", accept="text/plain, */*")
-    except SourceError as exc:
-        if exc.kind in ("not_found", "refused"):  # no robots.txt: every page allowed
-            robots.parse([])
-        else:
-            read.failures.append(exc)
-            robots.parse(["User-agent: *", "Disallow: /"])
+        robots, unreadable = await read_robots(http, LABEL, f"{base}/robots.txt")
+    except SourceError as exc:  # a host JOBSEARCH_ALLOW_HOSTS does not allow
+        read.failures.append(exc)
+        robots = RobotFileParser()
+        robots.parse(DISALLOW_ALL)
         return robots
-    robots.parse(body.content.decode("utf-8", errors="replace").splitlines())
+    if unreadable is not None:
+        read.failures.append(unreadable)
     return robots
 
 
@@ -214,33 +213,3 @@ def _charset(content_type: str) -> str:
         except LookupError:
             pass
     return "utf-8"
-
-
-class _LdBlocks(HTMLParser):
-    """The text of a page's `<script type="application/ld+json">` blocks."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.blocks: list[str] = []
-        self._block: list[str] | None = None
-
-    @classmethod
-    def of(cls, markup: str) -> list[str]:
-        parser = cls()
-        parser.feed(markup)
-        parser.close()
-        return parser.blocks + (["".join(parser._block)] if parser._block is not None else [])
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "script":
-            kind = (dict(attrs).get("type") or "").split(";")[0].strip().lower()
-            self._block = [] if kind == "application/ld+json" else None
-
-    def handle_data(self, data: str) -> None:
-        if self._block is not None:
-            self._block.append(data)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "script" and self._block is not None:
-            self.blocks.append("".join(self._block))
-            self._block = None

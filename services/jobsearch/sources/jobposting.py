@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from typing import Final
 from urllib.parse import urldefrag, urljoin, urlsplit, urlunsplit
-from urllib.robotparser import RobotFileParser
 
 import anyio
 
@@ -48,12 +47,12 @@ from jobsearch.sources import jobposting_data
 from jobsearch.sources.errors import SourceError
 from jobsearch.sources.fetched import Collector, Fetched
 from jobsearch.sources.http import BoardHttp, Body
+from jobsearch.sources.robots import read_robots
 
 BOARD: Final = "jobposting"
 ACCEPT: Final = "text/html, application/xhtml+xml;q=0.9, */*;q=0.1"
 MAX_CRAWL_DELAY: Final = 60.0  # seconds; a longer Crawl-delay is waited this long
 CRAWL_WAIT_BUDGET: Final = 300.0  # seconds of Crawl-delay waiting one read may spend
-_DISALLOW_ALL: Final = ["User-agent: *", "Disallow: /"]
 _FILES: Final = re.compile(
     r"\.(?:pdf|docx?|xlsx?|pptx?|zip|gz|jpe?g|png|gif|svg|webp|ico|css|js|json|xml|rss|mp[34]|woff2?)$",
     re.IGNORECASE,
@@ -66,7 +65,7 @@ async def fetch(http: BoardHttp, source: JobPosting, name: str) -> Fetched:
     site = _Site.of(source)
     collector = Collector(BOARD, name)
     agent = http.policy.user_agent.split("/")[0].strip() or "jobsearch"
-    robots, unreadable = await _robots(http, site)
+    robots, unreadable = await read_robots(http, BOARD, site.fetch_url(f"{site.origin}/robots.txt"))
     if not robots.can_fetch(agent, site.start):
         if unreadable is not None:
             detail = f"robots.txt could not be read ({unreadable.detail}), so no page of the site is read"
@@ -199,49 +198,6 @@ class _Page(HTMLParser):
         return out
 
 
-async def _robots(http: BoardHttp, site: _Site) -> tuple[RobotFileParser, SourceError | None]:
-    """The site's robots.txt rules, and the failure that made them disallow everything, if any."""
-    robots = RobotFileParser()
-    try:
-        body = await http.get(BOARD, site.fetch_url(f"{site.origin}/robots.txt"), accept="text/plain, */*")
-    except SourceError as exc:
-        if exc.kind in ("not_found", "refused"):  # RFC 9309: an unavailable robots.txt allows all
-            robots.parse([])
-            return robots, None
-        if exc.kind == "host_denied":
-            raise
-        robots.parse(_DISALLOW_ALL)  # unreachable: RFC 9309 says assume everything is disallowed
-        return robots, exc
-    robots.parse(_longest_first(body.content.decode("utf-8", errors="replace").splitlines()))
-    return robots, None
-
-
-def _longest_first(lines: list[str]) -> list[str]:
-    """robots.txt lines with each group's rules longest path first, an Allow before a Disallow of
-    the same length, and no blank lines.
-
-    `urllib.robotparser` applies the first rule that matches and ends a group at a blank line;
-    RFC 9309 applies the longest match (the Allow on a tie) and groups by User-agent lines only.
-    In this order, the first match is the longest.
-    """
-    out: list[str] = []
-    rules: list[tuple[int, bool, str]] = []
-    for line in lines:
-        key, _, value = line.split("#", 1)[0].partition(":")
-        key = key.strip().lower()
-        if key in ("allow", "disallow"):
-            rules.append((-len(value.strip()), key == "disallow", line))
-            continue
-        if not line.strip():
-            continue
-        if key == "user-agent" and rules:
-            out.extend(rule for *_, rule in sorted(rules))
-            rules.clear()
-        out.append(line)
-    out.extend(rule for *_, rule in sorted(rules))
-    return out
-
-
 async def _page(http: BoardHttp, site: _Site, url: str, collector: Collector, *, start: bool) -> _Page | None:
     """One page, parsed; None (counted) for a page other than the start page that cannot be read.
 
@@ -264,6 +220,11 @@ async def _page(http: BoardHttp, site: _Site, url: str, collector: Collector, *,
         collector.skip("not an HTML page")
         return None
     return _Page.parsed(body.content.decode(_charset(body), errors="replace"))
+
+
+def ld_json_blocks(markup: str) -> list[str]:
+    """The text of a page's `<script type="application/ld+json">` blocks, in page order."""
+    return _Page.parsed(markup).blocks
 
 
 def _is_html(body: Body) -> bool:
