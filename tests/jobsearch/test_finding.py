@@ -2,7 +2,7 @@
 
 The finder's `Mirrors` (the `JOBSEARCH_FIND_BASES` hook) point each board and the company's site
 at the server, so the boards' own adapters run their real HTTP code; unscripted paths answer 404,
-as a board answers a name it does not know. Personio is left out while its adapter is unbuilt.
+as a board answers a name it does not know.
 """
 
 from __future__ import annotations
@@ -63,11 +63,12 @@ WORKDAY_JOBS = {
 
 
 def mirrors(target: HttpTarget) -> Mirrors:
-    """Every board but Personio, and acme.test's site, on the local server."""
+    """Every board, and acme.test's site, on the local server."""
     root = target.url("")
     return Mirrors(
         bases={
             **dict.fromkeys(("greenhouse", "lever", "ashby", "workable", "smartrecruiters", "workday"), root),
+            "personio": target.url("/personio/{slug}"),
             "recruitee": target.url("/recruitee/{slug}"),
             "bamboohr": target.url("/bamboohr/{slug}"),
             "breezy": target.url("/breezy/{slug}"),
@@ -77,11 +78,13 @@ def mirrors(target: HttpTarget) -> Mirrors:
 
 
 def script_acme(target: HttpTarget) -> None:
-    """Acme's boards: Greenhouse `acme-robotics`, Lever `acmerobotics`, Recruitee `acme`, an
+    """Acme's boards: Greenhouse `acme-robotics`, Lever `acmerobotics`, Personio
+    `acme-robotics-gmbh` (its XML feed), Recruitee `acme`, an
     empty Ashby `acme`, a failing Workable `acme-robotics`, SmartRecruiters' empty answer to any
     name, BambooHR's HTML home page for a name it does not know; and acme.test's careers page."""
     target.script(GREENHOUSE.format("acme-robotics"), ok_file("greenhouse_jobs.json"))
     target.script(LEVER.format("acmerobotics"), ok_file("lever_postings.json"))
+    target.script("/personio/acme-robotics-gmbh/xml", ok_file("personio_feed.xml", "application/xml"))
     target.script("/recruitee/acme/api/offers/", ok_file("recruitee_offers.json"))
     target.script(ASHBY.format("acme"), ok_json({"apiVersion": "1", "jobs": []}))
     target.script(WORKABLE.format("acme-robotics"), Answer(503, b"busy", {"Content-Type": "text/plain"}))
@@ -109,6 +112,7 @@ async def test_finds_exactly_the_sources_with_postings(board: HttpTarget) -> Non
         ("found", "lever:acmerobotics", 2, "Platform Engineer"),
         ("empty", "ashby:acme", 0, ""),
         ("unchecked", "workable:acme-robotics", 0, ""),
+        ("found", "personio:acme-robotics-gmbh", 3, "Senior Backend Engineer (m/w/d) \u2013 Python & Go"),
         ("found", "recruitee:acme", 5, "Senior Backend-Entwickler & Teamlead (m/w/d)"),
         ("found", f"workday:{WORKDAY_SITE}", 1, "Robot Whisperer"),
         ("found", "lever:quillstone", 2, "Platform Engineer"),
@@ -133,7 +137,7 @@ async def test_wrong_slugs_are_tried_once_each_and_skipped_quietly(board: HttpTa
         assert len(board.to(GREENHOUSE.format(slug))) == 1
         assert len(board.to(SMARTRECRUITERS.format(slug))) == 1
         assert len(board.to(f"/breezy/{slug}/json?verbose=true")) == 1
-    assert len(report.tried) == 8 * 5 + 2 + 1  # 8 boards x 5 slugs, 2 linked, the pages
+    assert len(report.tried) == 9 * 5 + 2 + 1  # 9 boards x 5 slugs, 2 linked, the pages
     assert report.tried[-1] == "1 page(s) of acme.test"
     assert not any("acmeroboticsgmbh" in f.what or "breezy" in f.what for f in report.findings)
     assert board.to("/site/acme.test/join-us") == []
@@ -328,17 +332,18 @@ def test_cli_finds_a_list_of_companies_and_adds_them(board: HttpTarget, tmp_path
         ("greenhouse", "globex"),
         ("greenhouse", "acme-robotics"),
         ("lever", "acmerobotics"),
+        ("personio", "acme-robotics-gmbh"),
         ("recruitee", "acme"),
         ("workday", WORKDAY_SITE),
         ("lever", "quillstone"),
         ("jobposting", "https://acme.test/careers"),
     ]
     assert (
-        "# Initech, Inc.: 24 tried (slugs: initech, initechinc, initech-inc): no board found" in done.stdout
+        "# Initech, Inc.: 27 tried (slugs: initech, initechinc, initech-inc): no board found" in done.stdout
     )
     assert "could not check workable:acme-robotics" in done.stdout
     assert "3/3" in done.stderr
-    assert "added 6 source(s)" in done.stderr
+    assert "added 7 source(s)" in done.stderr
     assert "(1 already there)" in done.stderr
     text = profile.read_text(encoding="utf-8")
     assert text.startswith(PROFILE)
@@ -346,6 +351,7 @@ def test_cli_finds_a_list_of_companies_and_adds_them(board: HttpTarget, tmp_path
         "Greenhouse",
         "Greenhouse",
         "Lever",
+        "Personio",
         "Recruitee",
         "Workday",
         "Lever",
