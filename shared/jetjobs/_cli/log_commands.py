@@ -18,7 +18,7 @@ from nats.aio.client import Client as NATS
 from jetjobs._errors import ConfigError
 from jetjobs._joblog.cancel import cancel
 from jetjobs._joblog.replay import ReplayReport, plan_replay, replay
-from jetjobs._joblog.schedule import Schedules
+from jetjobs._joblog.schedule import Schedule, Schedules
 from jetjobs._settings import Settings
 from jetjobs._submit.publisher import Publisher
 from jetjobs._wire.envelope import DEFAULT_OPTIONS, PRIORITIES, utcnow
@@ -98,6 +98,13 @@ def _print_report(report: ReplayReport) -> None:
     )
 
 
+def _when(schedule: Schedule) -> str:
+    """`0 30 7 * * * (Asia/Kolkata)`: a cron with the zone it is read in; an interval as it is."""
+    if schedule.pattern.startswith("@every "):
+        return schedule.pattern  # an interval has no wall clock, so no zone to show
+    return f"{schedule.pattern} ({schedule.time_zone or 'UTC'})"
+
+
 async def cmd_schedule(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     schedules = Schedules(Publisher(nc, settings))
     if args.schedule_command == "add":
@@ -112,6 +119,7 @@ async def cmd_schedule(args: argparse.Namespace, settings: Settings, nc: NATS) -
                 payload,
                 cron=args.cron,
                 every=args.every,
+                time_zone=args.tz,
                 queue=args.queue,
                 priority=args.priority,
                 max_attempts=args.max_attempts,
@@ -119,7 +127,7 @@ async def cmd_schedule(args: argparse.Namespace, settings: Settings, nc: NATS) -
             )
         except msgspec.ValidationError as exc:
             raise ConfigError(f"invalid job: {exc}") from None
-        print(f"schedule {added.name}: {added.pattern} (UTC) -> {added.job.type} on {added.job.queue}")
+        print(f"schedule {added.name}: {_when(added)} -> {added.job.type} on {added.job.queue}")
         return 0
     if args.schedule_command == "list":
         found = await schedules.entries()
@@ -128,7 +136,7 @@ async def cmd_schedule(args: argparse.Namespace, settings: Settings, nc: NATS) -
             return 0
         for s in found:
             print(
-                f"{s.name:<24} {s.pattern:<22} {s.job.type:<24} {s.job.queue}/{s.job.priority:<8} "
+                f"{s.name:<24} {_when(s):<36} {s.job.type:<24} {s.job.queue}/{s.job.priority:<8} "
                 f"{json.dumps(s.job.payload)[:60]}"
             )
         print(f"{len(found)} schedule(s)")
@@ -211,8 +219,15 @@ def add_log_commands(sub: Any) -> None:
     q = actions.add_parser("add", help="add (or replace) a named schedule")
     q.add_argument("name", metavar="NAME")
     when = q.add_mutually_exclusive_group(required=True)
-    when.add_argument("--cron", help="cron in UTC: 5 fields ('0 8 * * *'), 6 (seconds first), or @daily")
+    when.add_argument(
+        "--cron", help="cron in --tz (default UTC): 5 fields ('0 8 * * *'), 6 (seconds first), or @daily"
+    )
     when.add_argument("--every", metavar="DURATION", help="a fixed interval, e.g. 1h (at least 1s)")
+    q.add_argument(
+        "--tz",
+        metavar="ZONE",
+        help="the IANA time zone the cron is read in, e.g. Europe/Berlin (server 2.14+)",
+    )
     add_job_arguments(q, type_help="job type, e.g. report.build")
     q = actions.add_parser("list", help="list the named schedules")
     q.add_argument("--json", action="store_true")

@@ -6,11 +6,12 @@ restart of every process, the server included (with file storage).
 
 A schedule is a message in the JOBS stream whose body is a job envelope and whose headers are
 
-| header                 | value                                                                |
-|------------------------|----------------------------------------------------------------------|
-| `Nats-Schedule`        | `@at <RFC 3339>`, `@every <duration>`, `@daily`..., 6-field cron     |
-| `Nats-Schedule-Target` | the job subject `<ns>.jobs.<queue>.<priority>.<type>` (same stream)  |
-| `Nats-TTL`             | `never`: a schedule must outlive the stream's `max_age`              |
+| header                    | value                                                               |
+|---------------------------|---------------------------------------------------------------------|
+| `Nats-Schedule`           | `@at <RFC 3339>`, `@every <duration>`, `@daily`..., 6-field cron    |
+| `Nats-Schedule-Target`    | the job subject `<ns>.jobs.<queue>.<priority>.<type>` (same stream) |
+| `Nats-TTL`                | `never`: a schedule must outlive the stream's `max_age`             |
+| `Nats-Schedule-Time-Zone` | optional IANA zone a cron or `@daily` is read in (2.14+); none: UTC |
 
 The server keeps one schedule per subject (it adds `Nats-Rollup: sub`, so adding a schedule again
 replaces it). When it fires, it stores a copy of the body, with the schedule's other headers, on
@@ -34,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Unpack
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import msgspec
 import nats.js.errors
@@ -48,7 +50,15 @@ from jetjobs._wire.envelope import (
     decode_job,
     utcnow,
 )
-from jetjobs._wire.headers import MESSAGE_TTL, NEXT_PURGE, SCHEDULE, SCHEDULE_NEXT, SCHEDULE_TARGET, SCHEDULER
+from jetjobs._wire.headers import (
+    MESSAGE_TTL,
+    NEXT_PURGE,
+    SCHEDULE,
+    SCHEDULE_NEXT,
+    SCHEDULE_TARGET,
+    SCHEDULE_TIME_ZONE,
+    SCHEDULER,
+)
 from jetjobs._wire.timespec import parse_duration, rfc3339
 
 if TYPE_CHECKING:
@@ -66,6 +76,7 @@ class Schedule(msgspec.Struct, kw_only=True, frozen=True):
     job: Job
     seq: int
     added_at: datetime | None = None
+    time_zone: str | None = None  # the IANA zone its cron is read in; None: UTC
 
 
 def at_pattern(when: datetime) -> str:
@@ -86,7 +97,7 @@ def every_pattern(interval: str) -> str:
 
 
 def cron_pattern(expression: str) -> str:
-    """The `Nats-Schedule` value for a cron expression, in UTC.
+    """The `Nats-Schedule` value for a cron expression (read in UTC, or in the schedule's zone).
 
     Takes the classic 5 fields (`0 8 * * *`: minute hour day-of-month month day-of-week), the
     server's 6 fields (seconds first) or a predefined `@daily`, `@hourly`, ...
@@ -110,9 +121,31 @@ def cron_pattern(expression: str) -> str:
     )
 
 
-def schedule_headers(pattern: str, target: str) -> dict[str, str]:
+def schedule_headers(pattern: str, target: str, time_zone: str | None = None) -> dict[str, str]:
     """The headers that make a message in the JOBS stream a schedule firing into `target`."""
-    return {SCHEDULE: pattern, SCHEDULE_TARGET: target, MESSAGE_TTL: "never"}
+    headers = {SCHEDULE: pattern, SCHEDULE_TARGET: target, MESSAGE_TTL: "never"}
+    if time_zone is not None:
+        headers[SCHEDULE_TIME_ZONE] = time_zone
+    return headers
+
+
+def checked_time_zone(time_zone: str) -> str:
+    """`time_zone` if it is an IANA zone name this machine's tz database knows.
+
+    The server resolves the name the same way (Go's `time.LoadLocation`), so checking here turns
+    its generic "pattern invalid" refusal into a message that names the zone.
+
+    Raises:
+        ConfigError: not a zone name.
+    """
+    try:
+        ZoneInfo(time_zone)
+    except (ZoneInfoNotFoundError, ValueError):  # ValueError: "", "../x", a file that is no zone
+        raise ConfigError(
+            f"time zone {time_zone!r} is unknown: it must be an IANA zone name like Europe/Berlin "
+            "(or America/New_York, Asia/Kolkata, UTC)"
+        ) from None
+    return time_zone
 
 
 def delayed_headers(job: Job, target: str) -> dict[str, str] | None:
@@ -160,16 +193,21 @@ class Schedules:
         *,
         cron: str | None = None,
         every: str | None = None,
+        time_zone: str | None = None,
         **fields: Unpack[JobOptionFields],
     ) -> Schedule:
         """Add (or replace) the schedule `name`: run `job_type` with `payload` on `cron` or `every`.
+
+        `time_zone` (an IANA name; nats-server 2.14+) makes `cron` wall-clock time there, so
+        `0 30 7 * * *` in Europe/Berlin stays 07:30 across daylight-saving changes; default UTC.
 
         Each firing is a job with `options` (default `JobOptions()`; fields as keywords on top),
         except `key` and `run_at`, which a recurring job cannot have: every firing is a new job.
 
         Raises:
             ConfigError: a bad name, or not exactly one of cron/every, or a pattern the server refuses,
-                or a `key` or `run_at` in the options.
+                or a `key` or `run_at` in the options, or a time zone that is not an IANA name or
+                goes with `every` (an interval has no wall clock).
             JobTooLarge: the job envelope exceeds `max_job_bytes`.
             msgspec.ValidationError: an argument breaks the envelope schema.
         """
@@ -177,6 +215,14 @@ class Schedules:
         if (cron is None) == (every is None):
             raise ConfigError("a schedule needs exactly one of --cron or --every")
         pattern = cron_pattern(cron) if cron is not None else every_pattern(every or "")
+        if time_zone is not None:
+            if every is not None:
+                # The server refuses a zone on `@every` too, but only as "pattern invalid".
+                raise ConfigError(
+                    f"schedule {name}: a time zone goes with --cron only; --every is an interval, "
+                    "which has no wall clock"
+                )
+            checked_time_zone(time_zone)
         chosen = (options or DEFAULT_OPTIONS).replace(**fields)
         if chosen.key is not None or chosen.run_at is not None:
             raise ConfigError(f"schedule {name}: a recurring job takes no `key` or `run_at`")
@@ -190,13 +236,15 @@ class Schedules:
             ack = await self.js.publish(
                 self.topology.schedule_subject(name),
                 data,
-                headers=schedule_headers(pattern, target),
+                headers=schedule_headers(pattern, target, time_zone),
                 stream=self.topology.jobs_stream,
             )
         except nats.js.errors.BadRequestError as exc:
             refused = f"the server refused schedule {name} ({pattern!r}): {exc.description}"
             raise ConfigError(refused) from None
-        return Schedule(name=name, pattern=pattern, job=template, seq=ack.seq, added_at=utcnow())
+        return Schedule(
+            name=name, pattern=pattern, job=template, seq=ack.seq, added_at=utcnow(), time_zone=time_zone
+        )
 
     async def entries(self) -> list[Schedule]:
         """Every named schedule, in the order they were added (delayed jobs are not listed)."""
@@ -222,6 +270,7 @@ class Schedules:
                     job=job,
                     seq=seq,
                     added_at=msg.time,
+                    time_zone=(msg.headers or {}).get(SCHEDULE_TIME_ZONE),
                 )
             )
 

@@ -28,6 +28,7 @@ SCHEDULE = "Nats-Schedule"
 SCHEDULE_TARGET = "Nats-Schedule-Target"
 SCHEDULER = "Nats-Scheduler"
 SCHEDULE_NEXT = "Nats-Schedule-Next"
+SCHEDULE_TIME_ZONE = "Nats-Schedule-Time-Zone"  # an IANA zone for cron/predefined patterns (2.14+)
 # `Nats-Schedule-Next: purge`: a one-shot schedule removes itself once fired.
 NEXT_PURGE = "purge"
 
