@@ -142,6 +142,25 @@ class Drafting(_Base, kw_only=True, frozen=True):
     enabled: bool = True
 
 
+EmailAddress = Annotated[str, msgspec.Meta(pattern=r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$", max_length=320)]
+
+
+class Digest(_Base, kw_only=True, frozen=True):
+    """Where a run's digest of its best new listings goes (`jobsearch.digest`); none: no digest."""
+
+    email: EmailAddress | None = None
+    ntfy: Url | None = None  # https://ntfy.sh/<topic>: ntfy's JSON publish form
+    webhook: Url | None = None  # any URL: a JSON body (docs/run.md)
+    min_fit: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0  # 0: every new or updated listing
+    max_listings: Annotated[int, msgspec.Meta(ge=1, le=100)] = 10
+    page_url: Url = "http://127.0.0.1:8322"  # where the review page is reachable, for links
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the digest goes anywhere."""
+        return bool(self.email or self.ntfy or self.webhook)
+
+
 class _Source(_Base, tag_field="board", kw_only=True, frozen=True):
     """A board to read; `base_url` points it at a mirror, a proxy or a test server."""
 
@@ -285,6 +304,7 @@ class Profile(_Base, kw_only=True, frozen=True):
     sources: list[Source] = []
     drafting: Drafting = Drafting()
     fit: FitWeights = FitWeights()
+    digest: Digest = Digest()
 
 
 class ProfileError(ConfigError):

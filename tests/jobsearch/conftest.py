@@ -1,5 +1,5 @@
-"""Fixtures of the job-search tests: the fake providers, the profile, the listing corpus, and
-spans recorded in memory."""
+"""Fixtures of the job-search tests: the fake providers, the profile, the listing corpus, spans
+recorded in memory, and the digest's receivers (SMTP, ntfy, a webhook)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from jetjobs._observability import telemetry
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
+from tests.jobsearch.digest_servers import receivers, smtp
 from tests.jobsearch.provider_servers import ProviderServer, serving
+
+__all__ = ["receivers", "smtp"]  # the digest's receivers, as fixtures of every test here
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 
-VERSION = 5
+VERSION = 6
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS runs (
     finished_at TEXT,
     profile     TEXT NOT NULL DEFAULT '',
     outcome     TEXT,                       -- ok | failed | interrupted; NULL while running
-    summary     TEXT                        -- JSON: what `jobsearch run` printed
+    summary     TEXT,                       -- JSON: what `jobsearch run` printed
+    trigger     TEXT NOT NULL DEFAULT 'typed' -- typed | schedule:<name> | ... (version 6)
 );
 CREATE TABLE IF NOT EXISTS listings (
     id               TEXT PRIMARY KEY,      -- MergedListing.id, stable across runs
@@ -126,6 +127,13 @@ CREATE TABLE IF NOT EXISTS tracker_rows (
     notes_cell   TEXT NOT NULL,             -- the notes cell's text as written (escaped, cut)
     rendered_at  TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS digest_items (   -- version 6: what a digest told, so it is told once
+    listing_id   TEXT NOT NULL REFERENCES listings(id),
+    kind         TEXT NOT NULL,             -- listed (new or updated) | closed (taken down)
+    run_id       TEXT NOT NULL,             -- the run whose digest told it
+    at           TEXT NOT NULL,
+    PRIMARY KEY (listing_id, kind)
+);
 CREATE TABLE IF NOT EXISTS conflicts (
     id             INTEGER PRIMARY KEY,
     listing_id     TEXT NOT NULL REFERENCES listings(id),
@@ -143,7 +151,7 @@ CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL
 
 
 # Columns that later versions added to an older file (2: workplace..pay_note; 3: fell_over;
-# 4: fit, fit_reasons; 5: closed_at, stale_at).
+# 4: fit, fit_reasons; 5: closed_at, stale_at; 6: runs.trigger, the digest_items table).
 _ADDED = (
     ("listings", "workplace", "TEXT"),
     ("listings", "revision", "INTEGER NOT NULL DEFAULT 0"),
@@ -154,6 +162,7 @@ _ADDED = (
     ("listings", "fit_reasons", "TEXT NOT NULL DEFAULT '[]'"),  # JSON: [{points, text}]
     ("listings", "closed_at", "TEXT"),  # ISO date: every board that posted it took it down
     ("listings", "stale_at", "TEXT"),  # ISO date: only aggregators carried it, unseen since long
+    ("runs", "trigger", "TEXT NOT NULL DEFAULT 'typed'"),  # typed | schedule:<name> | replay | draft
 )
 
 

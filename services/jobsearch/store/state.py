@@ -448,15 +448,15 @@ class Store:
 
     # -- runs -------------------------------------------------------------------------------
 
-    def start_run(self, run_id: str, *, profile: str) -> None:
+    def start_run(self, run_id: str, *, profile: str, trigger: str = "typed") -> None:
         """Record that a run started, in this process (which holds the run's lock until
         `finish_run`); record `interrupted` the runs whose process ended without finishing
-        (`jobsearch.store.runs`)."""
+        (`jobsearch.store.runs`). `trigger`: typed, `schedule:<name>`, replay or draft."""
         hold_run(self.conn, run_id)  # before the row: a run seen without its lock is gone
         with self._write() as conn:
             conn.execute(
-                "INSERT OR IGNORE INTO runs (run_id, started_at, profile) VALUES (?, ?, ?)",
-                (run_id, utcnow(), profile),
+                "INSERT OR IGNORE INTO runs (run_id, started_at, profile, trigger) VALUES (?, ?, ?, ?)",
+                (run_id, utcnow(), profile, trigger),
             )
             mark_interrupted(conn, found_by=run_id)
 
