@@ -30,11 +30,14 @@ from jetjobs import (
     setup_tracing,
     shutdown_tracing,
 )
-from jobsearch.app import build_app
+from jobsearch.app import build_service
 from jobsearch.finding.command import add_boards_commands
-from jobsearch.jobs import QUEUES, STAGES, Stage
+from jobsearch.jobs import SERVICES, Service
 from jobsearch.local_commands import add_local_commands
 from jobsearch.run import add_run_commands
+from jobsearch.run.runs_command import add_runs_parser
+from jobsearch.run.schedule_command import add_schedule_commands
+from jobsearch.run.up import add_up_command
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.stdout import closed_pipe
 from jobsearch.store.identity import namespace_of
@@ -65,14 +68,15 @@ def pipeline_settings_env(db_path: Path | None = None) -> dict[str, str]:
 
 
 async def cmd_serve(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
-    stage: Stage = args.stage
+    service: Service = args.stage
     async with AsyncExitStack() as resources:  # closes what the stage opened (its HTTP client)
+        app, queues, held_to = build_service(service, resources)
         await run_worker(
-            build_app([stage], resources),
+            app,
             nc,
             settings,
-            queues=[QUEUES[stage]],
-            concurrency=args.concurrency,
+            queues=queues,
+            concurrency=held_to or args.concurrency,
             metrics_port=args.metrics_port,
         )
     return 0
@@ -83,10 +87,12 @@ async def cmd_ui(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     from jetjobs import Publisher  # noqa: PLC0415
     from jetjobs.ui import access_token, bind, serve  # noqa: PLC0415
     from jobsearch.profile import load_profile  # noqa: PLC0415
+    from jobsearch.profile_location import default_profile_path  # noqa: PLC0415
     from jobsearch.ui import build_review_app  # noqa: PLC0415
 
     db_path = args.db or load_pipeline_settings().db_path
-    profile = load_profile(args.profile) if args.profile else None
+    chosen = args.profile or (default_profile_path() if default_profile_path().exists() else None)
+    profile = load_profile(chosen) if chosen else None
     sock = bind(args.host, args.port)
     token = access_token(args.host, args.token)
     app = build_review_app(
@@ -115,7 +121,8 @@ def _add_ui_command(sub: Any) -> None:
         "--profile",
         type=Path,
         default=os.environ.get("JOBSEARCH_PROFILE") or None,
-        help="the profile TOML that re-drafts write from (default $JOBSEARCH_PROFILE; "
+        help="the profile TOML that re-drafts write from (default $JOBSEARCH_PROFILE, else "
+        "~/.config/jobsearch/profile.toml if it exists; "
         "without one the page does not offer re-drafting)",
     )
     p.set_defaults(func=cmd_ui)
@@ -134,15 +141,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "serve",
-        help="run one pipeline stage as a service",
-        description="Run STAGE as its own service: a jetjobs worker over the stage's queue.",
+        help="run one pipeline stage (or the runs or digest service) as a service",
+        description="Run STAGE as its own service: a jetjobs worker over the stage's queue. "
+        "`runs` takes the runs that schedules fire (one at a time); `digest` sends the runs' digests.",
     )
-    p.add_argument("stage", choices=STAGES, metavar="STAGE", help=f"one of: {', '.join(STAGES)}")
+    p.add_argument("stage", choices=SERVICES, metavar="STAGE", help=f"one of: {', '.join(SERVICES)}")
     p.add_argument("-c", "--concurrency", type=int, default=10, help="jobs run at once (default 10)")
     p.add_argument("--metrics-port", type=int, metavar="PORT", help="serve Prometheus metrics on PORT")
     p.set_defaults(func=cmd_serve)
     add_run_commands(sub)
+    add_up_command(sub)
+    add_schedule_commands(sub)
     add_tracker_commands(sub)
+    add_runs_parser(sub)
     add_local_commands(sub)
     add_boards_commands(sub)
     _add_ui_command(sub)

@@ -12,6 +12,10 @@ jobsearch.search ─▶ jobsearch.source (one per source) ─▶ jobsearch.listi
         [jobsearch-dedupe]                                    [jobsearch-export]
  jobsearch.tracker (render tracker.xlsx; also `jobsearch export`)
         [jobsearch-export]
+ after the summary, when the profile has a [digest]: the platform's email.send / webhook.call
+        [jobsearch-digest]
+ a schedule's firing (`jobsearch schedule add`): jobsearch.scheduled_run, one whole run as above
+        [jobsearch-runs]
 ```
 Postings travel in batches (up to `BATCH_POSTINGS`, and `BATCH_BYTES` of JSON): a job per posting
 cost more in the platform's bookkeeping than dedupe's work on it. `jobsearch.listing` (one posting)
@@ -54,6 +58,13 @@ EXPORT = "jobsearch.export"
 TRACKER = "jobsearch.tracker"
 CLOSE_LISTINGS = "jobsearch.close_listings"
 LISTING_STATES = "jobsearch.listing_states"
+SCHEDULED_RUN = "jobsearch.scheduled_run"
+
+# Beside the stages: the runs that schedules fire (`jobsearch serve runs`), one at a time, and
+# the digests runs send (`jobsearch serve digest`, on the queue `jobsearch.digest` names).
+RUNS_QUEUE = "jobsearch-runs"
+Service = Stage | Literal["runs", "digest"]
+SERVICES: tuple[Service, ...] = (*STAGES, "runs", "digest")
 
 RunId = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
 _KEY_LIMIT = 256  # the platform's idempotency keys (`Nats-Msg-Id`)
@@ -263,3 +274,15 @@ class TrackerJob(_Payload, kw_only=True, frozen=True):
 
     `jobsearch run` submits one when its pipeline has drained, keyed `tracker:<run_id>`.
     """
+
+
+class ScheduledRunJob(msgspec.Struct, kw_only=True, frozen=True):
+    """`jobsearch.scheduled_run`: one whole run of the profile at `profile_path`, fired by the
+    schedule `schedule` (`jobsearch schedule add`); the run's id comes from the firing.
+
+    The profile is read when the run starts, so an edit made since the schedule was added counts;
+    a profile that has become invalid is recorded as a failed run and told through the digest.
+    """
+
+    schedule: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z0-9_-]{1,64}$")]
+    profile_path: Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]

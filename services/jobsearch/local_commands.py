@@ -16,6 +16,7 @@ import msgspec
 
 from jobsearch.dedupe.report import StoredListing, explain, read_listings
 from jobsearch.profile import write_example_profile
+from jobsearch.profile_location import default_profile_path
 from jobsearch.schema_export import check_schemas, write_schemas
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store.identity import namespace_of
@@ -23,9 +24,11 @@ from jobsearch.store.identity import namespace_of
 
 def cmd_init(args: argparse.Namespace) -> int:
     """Write the commented example profile (never over an existing file)."""
-    path = Path(args.path)
+    path = Path(args.path) if args.path else default_profile_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
     write_example_profile(path)
-    print(f"wrote {path}: edit the person, the search and the sources, then `jobsearch run --profile {path}`")
+    then = "`jobsearch run`" if path == default_profile_path() else f"`jobsearch run --profile {path}`"
+    print(f"wrote {path}: edit the person, the search and the sources, then {then}")
     return 0
 
 
@@ -122,7 +125,12 @@ def cmd_schemas(args: argparse.Namespace) -> int:
 def add_local_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `init`, `listings`, `namespace` and `schemas` to the `jobsearch` parser."""
     p = sub.add_parser("init", help="write a commented example profile", description=cmd_init.__doc__)
-    p.add_argument("path", nargs="?", default="profile.toml", help="where to write it (default profile.toml)")
+    p.add_argument(
+        "path",
+        nargs="?",
+        help="where to write it (default $JOBSEARCH_PROFILE, else ~/.config/jobsearch/profile.toml, "
+        "where run, draft, ui and schedule add look when given no --profile)",
+    )
     p.set_defaults(func=None, local=cmd_init)
 
     p = sub.add_parser(

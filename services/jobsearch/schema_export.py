@@ -22,6 +22,7 @@ from jobsearch.jobs import (
     ExportJob,
     ListingJob,
     ListingStatesJob,
+    ScheduledRunJob,
     SearchJob,
     SourceJob,
     TrackerJob,
@@ -39,6 +40,7 @@ SCHEMAS: dict[str, Any] = {
     "tracker.schema.json": TrackerJob,
     "close_listings.schema.json": CloseListingsJob,
     "listing_states.schema.json": ListingStatesJob,
+    "scheduled_run.schema.json": ScheduledRunJob,
     "profile.schema.json": Profile,
     "merged_listing.schema.json": MergedListing,
 }

@@ -17,12 +17,12 @@ from benchmarks.jobsearch_run import profile as profile_with
 from nats.aio.client import Client as NATS
 
 from jetjobs import Publisher, Settings
-from jetjobs.testing import worker_env
 from jobsearch.dedupe.report import read_listings
 from jobsearch.jobs import DRAFT, EXPORT, LISTING_BATCH
 from jobsearch.run.progress import Progress, follow_ledger
 from jobsearch.store import Store
 from tests.jobsearch.export_support import sheet_rows
+from tests.jobsearch.run_support import pipeline_env, service_pid
 
 pytestmark = pytest.mark.integration
 
@@ -38,15 +38,7 @@ def run_settings(settings: Settings) -> Settings:
 def data_dir(tmp_path: Path, run_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The run and its children get the test's server and settings, a temp data dir and the
     offline provider, through the environment (as a person's shell would give them)."""
-    env = worker_env(run_settings, run_settings.nats.url or "")
-    for name in list(os.environ):
-        if name.startswith(("JOBSEARCH_", "JETJOBS_", "LLM_", "COVER_LETTER_", "CONNECTION_NOTE_")):
-            monkeypatch.delenv(name)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setenv("JOBSEARCH_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setenv("LLM_PROVIDER", "offline")
-    return tmp_path / "data"
+    return pipeline_env(run_settings, tmp_path / "data", monkeypatch)
 
 
 async def first_of(*events: anyio.Event) -> None:
@@ -120,25 +112,6 @@ def test_a_bad_profile_fails_at_start_naming_it(tmp_path: Path, data_dir: Path) 
     assert "nmae" in result.stderr
 
 
-def _child_pids(pid: int) -> list[int]:
-    children = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text().split()
-        children += [int(child) for child in text]
-    return children
-
-
-def _service_pid(run_pid: int, stage: str) -> int | None:
-    for child in _child_pids(run_pid):
-        try:
-            cmdline = Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0")
-        except FileNotFoundError:
-            continue
-        if b"serve" in cmdline and stage.encode() in cmdline:
-            return child
-    return None
-
-
 @pytest.mark.timeout(400)
 async def test_a_stage_service_killed_mid_run_loses_nothing(
     tmp_path: Path, data_dir: Path, nc: NATS, run_settings: Settings
@@ -176,7 +149,7 @@ async def test_a_stage_service_killed_mid_run_loses_nothing(
             while progress.counts[LISTING_BATCH].succeeded < 5 and not exited.is_set():
                 await first_of(progress.next_change(), exited)
         assert not exited.is_set(), output.decode() + (tmp_path / "run.log").read_text()
-        killed = _service_pid(process.pid, "dedupe")
+        killed = service_pid(process.pid, "dedupe")
         assert killed is not None
         os.kill(killed, signal.SIGKILL)
         looked_at_kill = progress.counts[LISTING_BATCH].succeeded

@@ -27,12 +27,15 @@ import anyio.abc
 import structlog
 
 from jetjobs.testing import WorkerProcess
-from jobsearch.jobs import Stage
+from jobsearch.jobs import Service
 from jobsearch.run.lifeline import Lifeline
 
 log = structlog.get_logger("jobsearch.run")
 
 MAX_RESTARTS = 3
+# `jobsearch up` restarts a service however often it dies, waiting longer each time (seconds).
+_BACKOFF_FIRST = 1.0
+_BACKOFF_MOST = 60.0
 
 
 class ServiceFailed(Exception):
@@ -43,7 +46,7 @@ class StageProcess(WorkerProcess):
     """One `jobsearch serve STAGE` child: a worker process (its started/exited events, worker id
     and last log lines, read from its log as jetjobs reads a worker's) of one stage."""
 
-    def __init__(self, stage: Stage, process: anyio.abc.Process) -> None:
+    def __init__(self, stage: Service, process: anyio.abc.Process) -> None:
         super().__init__(process, index=0)
         self.stage = stage
 
@@ -55,35 +58,39 @@ class StageProcess(WorkerProcess):
 
 
 class StageServices:
-    """The four stage services: started together, restarted if one dies, stopped on exit.
+    """The stage services (and for `jobsearch up` the runs and digest services): started
+    together, restarted if one dies, stopped on exit.
 
     Use as an async context manager; `failure` is set (with a reason) when a service cannot be
-    kept running, and the run stops waiting.
+    kept running, and the run stops waiting. With `max_restarts=None` (`jobsearch up`) a service
+    is restarted however often it dies, after a pause that doubles each time up to a minute.
     """
 
     def __init__(
         self,
-        stages: Sequence[Stage],
+        stages: Sequence[Service],
         *,
         concurrency: int,
-        on_restart: Callable[[Stage, int], None] = lambda _stage, _count: None,
+        on_restart: Callable[[Service, int], None] = lambda _stage, _count: None,
         startup_timeout: float = 60.0,
         stop_timeout: float = 30.0,
+        max_restarts: int | None = MAX_RESTARTS,
     ) -> None:
         self.stages = list(stages)
         self.concurrency = concurrency
         self.on_restart = on_restart
         self.startup_timeout = startup_timeout
         self.stop_timeout = stop_timeout
-        self.current: dict[Stage, StageProcess] = {}
-        self.restarts: dict[Stage, int] = dict.fromkeys(self.stages, 0)
+        self.max_restarts = max_restarts
+        self.current: dict[Service, StageProcess] = {}
+        self.restarts: dict[Service, int] = dict.fromkeys(self.stages, 0)
         self.failure: str | None = None
         self.failed = anyio.Event()
         self._stopping = False
         self._tg: anyio.abc.TaskGroup | None = None
         self._lifeline = Lifeline()
 
-    def command(self, stage: Stage) -> list[str]:
+    def command(self, stage: Service) -> list[str]:
         """The child's command line: `jobsearch serve STAGE`, tethered to this process."""
         return self._lifeline.command(["--log-format", "json", "serve", stage, "-c", str(self.concurrency)])
 
@@ -118,7 +125,7 @@ class StageServices:
         finally:
             self._lifeline.close()  # no child left to tether
 
-    async def _start(self, stage: Stage) -> StageProcess:
+    async def _start(self, stage: Service) -> StageProcess:
         assert self._tg is not None
         process = await anyio.open_process(
             self.command(stage),
@@ -149,14 +156,32 @@ class StageServices:
         log.warning(
             "run.service_died", stage=stage, returncode=child.returncode, restarts=self.restarts[stage]
         )
-        if self.restarts[stage] > MAX_RESTARTS:
+        if self.max_restarts is not None and self.restarts[stage] > self.max_restarts:
             self._fail(f"the {child.describe()}\ndied {self.restarts[stage]} times")
+            return
+        if self.max_restarts is None:
+            await self._restart_after_pause(stage)
             return
         self.on_restart(stage, self.restarts[stage])
         try:
             await self._start(stage)
         except ServiceFailed as exc:
             self._fail(str(exc))
+
+    async def _restart_after_pause(self, stage: Service) -> None:
+        """Start `stage` again after a pause that doubles with each death; never give up."""
+        while not self._stopping:
+            pause = min(_BACKOFF_MOST, _BACKOFF_FIRST * 2 ** (self.restarts[stage] - 1))
+            await anyio.sleep(pause)  # a restart's backoff, not a synchronisation
+            if self._stopping:
+                return
+            self.on_restart(stage, self.restarts[stage])
+            try:
+                await self._start(stage)
+                return
+            except ServiceFailed as exc:
+                log.warning("run.service_not_started", stage=stage, error=str(exc)[:500])
+                self.restarts[stage] += 1
 
     def _fail(self, reason: str) -> None:
         if self.failure is None:

@@ -28,19 +28,15 @@ from jobsearch.jobs import (
     DRAFT,
     EXPORT,
     LISTING_BATCH,
-    QUEUES,
-    SEARCH,
     SOURCE,
     STAGES,
-    SearchJob,
     Stage,
 )
+from jobsearch.profile_location import profile_path
 from jobsearch.run.draft_command import add_draft_command
 from jobsearch.run.orchestra import Orchestra, conclude, new_run_id
-from jobsearch.run.owed import submit_owed_drafts
 from jobsearch.run.start import checked_profile
 from jobsearch.run.summary import CANNOT_RUN
-from jobsearch.store import Store
 from jobsearch.store.clock import utcnow_exact
 
 log = structlog.get_logger("jobsearch.run")
@@ -51,26 +47,16 @@ STAGE_JOB: dict[Stage, str] = {"fetch": SOURCE, "dedupe": LISTING_BATCH, "draft"
 
 async def cmd_run(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     """`jobsearch run --profile PROFILE`."""
+    args.profile = str(profile_path(args.profile, "run"))
     profile = checked_profile(args.profile, "run")
     if profile is None:
         return CANNOT_RUN
-    run_id = new_run_id()
-    orchestra = Orchestra(args, settings, nc, run_id)
-    orchestra.close_after_days = profile.search.stale_after_days
-    with Store.open(orchestra.pipeline.db_path) as store:
-        store.start_run(run_id, profile=str(Path(args.profile).resolve()))  # noqa: ASYNC240 - once, at start
+    orchestra = Orchestra(args, settings, nc, new_run_id())
+    orchestra.digest = profile.digest
+    orchestra.owner.start(profile=str(Path(args.profile).resolve()), trigger="typed")  # noqa: ASYNC240 - once, at start
 
     async def submit() -> None:
-        # First what earlier runs could not draft (a provider was down): repaired with no requeue.
-        owed = await submit_owed_drafts(orchestra.publisher, orchestra.pipeline.db_path, run_id, profile)
-        orchestra.drafts_owed = owed
-        if owed and orchestra.display is not None:
-            orchestra.display.note(
-                f"drafting {owed} listings whose drafts failed or waited in an earlier run"
-            )
-        await orchestra.publisher.enqueue(
-            SEARCH, SearchJob(run_id=run_id, profile=profile), queue=QUEUES["fetch"], key=f"search:{run_id}"
-        )
+        await orchestra.owner.submit_search(profile)
 
     return await conclude(orchestra, submit, sources=len(profile.sources))
 
@@ -91,11 +77,9 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
     if count == 0:
         print(nothing_to_replay(stage, plan, preview))
         return 0
-    run_id = new_run_id()
-    orchestra = Orchestra(args, settings, nc, run_id)
-    orchestra.drafts_since = utcnow_exact()
-    with Store.open(orchestra.pipeline.db_path) as store:
-        store.start_run(run_id, profile=f"replay --stage {stage} --since {args.since}")
+    orchestra = Orchestra(args, settings, nc, new_run_id())
+    orchestra.owner.drafts_since = utcnow_exact()
+    orchestra.owner.start(profile=f"replay --stage {stage} --since {args.since}", trigger="replay")
 
     async def submit() -> None:
         report = await replay(nc, settings, plan)
@@ -136,7 +120,11 @@ def add_run_commands(sub: Any) -> None:
         "well, 1 something failed (named in the summary), 2 the run could not start, 3 the NATS server "
         "went away mid-run.",
     )
-    p.add_argument("--profile", required=True, metavar="PROFILE", help="the profile TOML file")
+    p.add_argument(
+        "--profile",
+        metavar="PROFILE",
+        help="the profile TOML file (default $JOBSEARCH_PROFILE, else ~/.config/jobsearch/profile.toml)",
+    )
     p.add_argument(
         "--timings", action="store_true", help="also print each job type's count, busy time and rate"
     )

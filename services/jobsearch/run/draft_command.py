@@ -13,6 +13,7 @@ from nats.aio.client import Client as NATS
 
 from jetjobs import Settings
 from jobsearch.listing import MergedListing
+from jobsearch.profile_location import profile_path
 from jobsearch.run.orchestra import Orchestra, conclude, new_run_id
 from jobsearch.run.owed import submit_drafts, submit_owed_drafts
 from jobsearch.run.start import checked_profile
@@ -22,6 +23,7 @@ from jobsearch.store import AmbiguousListing, Store, UnknownListing
 
 async def cmd_draft(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     """`jobsearch draft --failed --profile PROFILE`: draft the listings owed a draft, now."""
+    args.profile = str(profile_path(args.profile, "draft"))
     profile = checked_profile(args.profile, "draft")
     if profile is None:
         return CANNOT_RUN
@@ -44,16 +46,16 @@ async def cmd_draft(args: argparse.Namespace, settings: Settings, nc: NATS) -> i
             return CANNOT_RUN
         owed = len(named) if named else len(store.owed_drafts(missing=args.missing))
         which = " ".join(m.id for m in named) if named else f"--{'missing' if args.missing else 'failed'}"
-        store.start_run(run_id, profile=f"draft {which}")
+        store.start_run(run_id, profile=f"draft {which}", trigger="draft")
     if owed == 0:
         what = "no listing without a draft" if args.missing else "no listing whose draft failed or waits"
         print(f"jobsearch draft: nothing to draft: {what}")
 
     async def submit() -> None:
         if named:
-            orchestra.drafts_owed = await submit_drafts(orchestra.publisher, run_id, profile, named)
+            orchestra.owner.drafts_owed = await submit_drafts(orchestra.publisher, run_id, profile, named)
         else:
-            orchestra.drafts_owed = await submit_owed_drafts(
+            orchestra.owner.drafts_owed = await submit_owed_drafts(
                 orchestra.publisher, db_path, run_id, profile, missing=args.missing
             )
 
@@ -76,7 +78,11 @@ def add_draft_command(sub: Any, add_service_options: Any) -> None:
         metavar="LISTING_ID",
         help="draft these listings (an id or a unique prefix each), whatever their status or fit",
     )
-    p.add_argument("--profile", required=True, metavar="PROFILE", help="the profile TOML file")
+    p.add_argument(
+        "--profile",
+        metavar="PROFILE",
+        help="the profile TOML file (default $JOBSEARCH_PROFILE, else ~/.config/jobsearch/profile.toml)",
+    )
     which = p.add_mutually_exclusive_group()
     which.add_argument(
         "--failed", action="store_true", help="the listings whose drafting failed or waits (the default)"

@@ -94,6 +94,11 @@ class RunSummary(msgspec.Struct, kw_only=True):
     tracker_rows: int = 0
     tracker_error: str | None = None
     service_error: str | None = None
+    # What started it (typed, `schedule:<name>`) and what its digest did: None (no [digest] in the
+    # profile), "nothing new", "sent: email, ntfy (4 listings, 1 taken down)" or "failed: ...".
+    trigger: str = "typed"
+    digest: str | None = None
+    digest_error: str | None = None  # a digest that failed: reported, never fails the run
     # Per job type: (jobs settled, seconds from the first start to the last settle).
     timings: dict[str, tuple[int, float]] = {}
 
@@ -238,6 +243,12 @@ def format_summary(summary: RunSummary) -> list[str]:
         lines.append("             everything is in the database; `jobsearch export` writes it later")
     elif summary.tracker:
         lines.append(f"  tracker    {summary.tracker} ({summary.tracker_rows} listings)")
+    if summary.digest:
+        lines.append(f"  digest     {summary.digest}")
+    if summary.digest_error:
+        lines.append(
+            f"  digest     failed: {summary.digest_error} (see `jobsearch runs`; the run is not repeated)"
+        )
     return lines
 
 
