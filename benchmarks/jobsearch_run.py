@@ -31,11 +31,22 @@ _TIMING = re.compile(r"timing\s+(\S+)\s+([\d,]+) jobs in\s+([\d.]+) s")
 
 
 def profile(
-    directory: Path, *, size: int | None = None, open_search: bool = False, drafting: bool = True
+    directory: Path,
+    *,
+    size: int | None = None,
+    open_search: bool = False,
+    drafting: bool = True,
+    draft_all: bool = True,
 ) -> Path:
     """The example profile, its sample source optionally scaled up, its filters and its drafting
-    optionally off (written as `directory/profile.toml`; the pipeline's end-to-end tests use it)."""
+    optionally off, and (`draft_all`, the default) its drafting bar lowered so that every listing
+    is drafted (written as `directory/profile.toml`; the pipeline's end-to-end tests use it)."""
     text = EXAMPLE.read_text()
+    if draft_all:
+        bar = "min_fit = 50\nmax_per_run = 15\n"
+        if bar not in text:
+            raise ValueError(f"{EXAMPLE} no longer has `min_fit = 50`, `max_per_run = 15`: update the helper")
+        text = text.replace(bar, "min_fit = 0\nmax_per_run = 10000\n")
     if not drafting:
         if "[drafting]\nenabled = true" not in text:
             raise ValueError(

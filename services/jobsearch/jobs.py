@@ -8,6 +8,8 @@ jobsearch.search ─▶ jobsearch.source (one per source) ─▶ jobsearch.listi
  ─▶ jobsearch.draft (one per new, matching listing) ─▶ jobsearch.export (listing + drafts)
         [jobsearch-draft]                                   [jobsearch-export]
  once the run has drained:
+ jobsearch.draft_shortlist (the best listings by fit) ─▶ jobsearch.draft ... as above
+        [jobsearch-dedupe]
  jobsearch.close_listings (what the boards took down) ─▶ jobsearch.listing_states (closed, stale)
         [jobsearch-dedupe]                                    [jobsearch-export]
  jobsearch.tracker (render tracker.xlsx; also `jobsearch export`)
@@ -58,6 +60,7 @@ EXPORT = "jobsearch.export"
 TRACKER = "jobsearch.tracker"
 CLOSE_LISTINGS = "jobsearch.close_listings"
 LISTING_STATES = "jobsearch.listing_states"
+DRAFT_SHORTLIST = "jobsearch.draft_shortlist"
 SCHEDULED_RUN = "jobsearch.scheduled_run"
 
 # Beside the stages: the runs that schedules fire (`jobsearch serve runs`), one at a time, and
@@ -267,6 +270,13 @@ def batch_key(run_id: str, kind: str, parts: Sequence[str]) -> str:
     a batch cut otherwise (after a redelivery) is not."""
     digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
     return run_key(run_id, f"{kind}:{digest}")
+
+
+class DraftShortlistJob(_Payload, kw_only=True, frozen=True):
+    """`jobsearch.draft_shortlist`: once a run's dedupe has drained, submit the draft jobs of the
+    best listings owed one (`[drafting] min_fit`, `max_per_run`), keyed by the run."""
+
+    profile: Profile
 
 
 class TrackerJob(_Payload, kw_only=True, frozen=True):

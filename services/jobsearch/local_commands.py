@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 
 from jobsearch.dedupe.report import StoredListing, explain, read_listings
-from jobsearch.profile import write_example_profile
+from jobsearch.profile import ProfileError, write_example_profile
 from jobsearch.profile_location import default_profile_path
 from jobsearch.schema_export import check_schemas, write_schemas
 from jobsearch.settings import load_pipeline_settings
@@ -23,12 +23,26 @@ from jobsearch.store.identity import namespace_of
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    """Write the commented example profile (never over an existing file)."""
+    """Write the commented example profile, or with --from-cv one whose person is read from a CV
+    (never over an existing file)."""
     path = Path(args.path) if args.path else default_profile_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_example_profile(path)
     then = "`jobsearch run`" if path == default_profile_path() else f"`jobsearch run --profile {path}`"
-    print(f"wrote {path}: edit the person, the search and the sources, then {then}")
+    if args.from_cv is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_example_profile(path)
+        print(f"wrote {path}: edit the person, the search and the sources, then {then}")
+        return 0
+    if path.exists():  # before the CV is read, which may cost a model call
+        raise ProfileError(f"{path} already exists: not overwriting it (choose another path)")
+    # pypdf, python-docx and markdown-it load only for this command.
+    from jobsearch.cv import import_cv, write_new_profile  # noqa: PLC0415
+
+    result = import_cv(Path(args.from_cv))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_new_profile(path, result.text)
+    for note in result.notes:
+        print(note)
+    print(f"wrote {path}: confirm each line marked `# check`, set the search and the sources, then {then}")
     return 0
 
 
@@ -130,6 +144,12 @@ def add_local_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser])
         nargs="?",
         help="where to write it (default $JOBSEARCH_PROFILE, else ~/.config/jobsearch/profile.toml, "
         "where run, draft, ui and schedule add look when given no --profile)",
+    )
+    p.add_argument(
+        "--from-cv",
+        metavar="FILE",
+        help="fill the person (name, contact, experience, education, skills) from a CV: .pdf, .docx, "
+        ".md or .txt; read by the model LLM_PROVIDER names, else by rules; each fact marked `# check`",
     )
     p.set_defaults(func=None, local=cmd_init)
 

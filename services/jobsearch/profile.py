@@ -70,16 +70,20 @@ Seniority = Literal["intern", "junior", "mid", "senior", "staff", "principal", "
 
 
 class Search(_Base, kw_only=True, frozen=True):
-    """What to look for. Every filter is optional: an empty section keeps every listing."""
+    """What to look for. Every filter is optional. `exclude` drops a listing; the others score its
+    fit (docs/fit.md) and drop it only when `hard` names them."""
 
-    terms: list[str] = []  # a listing matches if its title or text has any of them
+    terms: list[str] = []  # the roles and topics looked for, in a listing's title or text
     exclude: list[str] = []  # a listing is dropped if its title or company has any of them
-    locations: list[str] = []  # a listing matches if it is in any of them (or remote, when wanted)
+    locations: list[str] = []  # where the person works (a remote listing is anywhere, when wanted)
     remote: Remote = "any"
     seniority: list[Seniority] = []
-    # yearly; listings stating a lower maximum are dropped; 0 or more (a negative floor is a typo)
+    # yearly; a listing stating a lower maximum scores lower; 0 or more (a negative floor is a typo)
     salary_floor: Annotated[float, msgspec.Meta(ge=0)] | None = None
     salary_currency: str | None = None
+    # The filters that also drop what they do not want; none by default, since a keyword filter
+    # drops good fits. `terms` may be one too: a broad board read only for a few words.
+    hard: list[Literal["terms", "locations", "remote", "seniority", "salary_floor"]] = []
     must: list[str] = []  # skills the person insists on: each one a listing lacks costs fit points
     avoid: list[str] = []  # skills or areas the person does not want: a listing naming them costs
     needs_visa: bool = False  # the person needs visa sponsorship to work where the listing is
@@ -137,9 +141,13 @@ class Writing(_Base, kw_only=True, frozen=True):
 
 
 class Drafting(_Base, kw_only=True, frozen=True):
-    """Whether the pipeline drafts at all (off: listings only, e.g. to triage a broad search)."""
+    """Whether the pipeline drafts at all (off: listings only, e.g. to triage a broad search), and
+    which of a run's listings: once dedupe has drained, the best `max_per_run` by fit at or above
+    `min_fit`, best first (docs/fit.md); the others are kept and ranked, not drafted."""
 
     enabled: bool = True
+    min_fit: Annotated[int, msgspec.Meta(ge=0, le=100)] = 50
+    max_per_run: Annotated[int, msgspec.Meta(ge=1, le=10000)] = 15
 
 
 EmailAddress = Annotated[str, msgspec.Meta(pattern=r"^[^@\s<>,;]+@[^@\s<>,;]+\.[^@\s<>,;]+$", max_length=320)]
@@ -154,6 +162,13 @@ class Digest(_Base, kw_only=True, frozen=True):
     min_fit: Annotated[int, msgspec.Meta(ge=0, le=100)] = 0  # 0: every new or updated listing
     max_listings: Annotated[int, msgspec.Meta(ge=1, le=100)] = 10
     page_url: Url = "http://127.0.0.1:8322"  # where the review page is reachable, for links
+
+    def __post_init__(self) -> None:
+        # ntfy publishes to a topic: the URL's path, which a bare server URL lacks.
+        if self.ntfy is not None and not self.ntfy.split("://", 1)[-1].partition("/")[2].strip("/"):
+            raise ValueError(
+                f"ntfy = {self.ntfy!r} names no topic: write the topic URL, https://ntfy.sh/<topic>"
+            )
 
     @property
     def enabled(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from jobsearch.dedupe.filters import drop_reason
@@ -72,8 +73,9 @@ def listing(title: str = "Backend Engineer", **fields: object) -> MergedListing:
 )
 def test_filter(item: MergedListing, search: Search, reason: str | None) -> None:
     """A listing is kept (None) or dropped with a reason that starts with the filter's name; what a
-    listing does not state (no salary, no level, no place) is kept."""
-    got = drop_reason(item, search)
+    listing does not state (no salary, no level, no place) is kept. Every filter is hard here."""
+    hard = ["terms", "locations", "remote", "seniority", "salary_floor"]
+    got = drop_reason(item, msgspec.structs.replace(search, hard=hard))
     if reason is None:
         assert got is None
     else:

@@ -17,14 +17,28 @@ from jobsearch.app import build_app
 from jobsearch.dedupe import Dedupe, match, merge, run_outcomes
 from jobsearch.dedupe.report import read_listings
 from jobsearch.dedupe.store import SeenSet
-from jobsearch.jobs import BoardReadJob, DraftJob, ExportBatchJob, ListingBatchJob, ListingJob, SearchJob
+from jobsearch.jobs import (
+    BoardReadJob,
+    DraftJob,
+    DraftShortlistJob,
+    ExportBatchJob,
+    ListingBatchJob,
+    ListingJob,
+    SearchJob,
+)
 from jobsearch.listing import Listing, MergedListing, Salary
-from jobsearch.profile import Person, Profile, Search
+from jobsearch.profile import Drafting, Person, Profile, Search
 from jobsearch.schema_export import check_schemas
 from jobsearch.store import Store
 from tests.jobsearch.test_dedupe_match import posting
 
 PROFILE = Profile(person=Person(name="Sam Sample"))
+EVERYTHING = msgspec.structs.replace(PROFILE, drafting=Drafting(min_fit=0))  # every listing drafted
+
+
+async def shortlisted(dedupe: Dedupe, owed: Owed, run_id: str = "run1") -> dict[str, int]:
+    """The run's shortlist (what its owner submits once dedupe drains), drafting every listing."""
+    return await dedupe.shortlist(DraftShortlistJob(run_id=run_id, profile=EVERYTHING), owed)
 
 
 def job(listing: Listing, run_id: str = "run1", profile: Profile = PROFILE) -> ListingJob:
@@ -41,6 +55,7 @@ class Owed:
         self.db = db
         self.keys: list[str] = []
         self.job_ids: list[str] = []
+        self.drafted_titles: list[str] = []
         self.exports: list[MergedListing] = []  # each listing handed to the export stage
         self.fail = False
         self.lose_exports = False
@@ -50,6 +65,7 @@ class Owed:
             raise ConnectionError("killed before the draft was submitted")
         self.keys.append(key)
         self.job_ids.append(job_id)
+        self.drafted_titles.append(draft.listing.title)
 
     async def export(self, export: ExportBatchJob, key: str) -> None:
         if self.fail:
@@ -135,7 +151,9 @@ async def test_filters_drop_with_a_reason_and_a_wider_profile_drafts_later(tmp_p
     nothing the person has."""
     dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     listing = posting("1", "Backend Engineer", salary=Salary(max=50_000, currency="EUR", interval="year"))
-    strict = Profile(person=Person(name="S"), search=Search(salary_floor=60_000, terms=["python"]))
+    strict = Profile(
+        person=Person(name="S"), search=Search(salary_floor=60_000, terms=["python"], hard=["salary_floor"])
+    )
     result = await dedupe.handle(job(listing, profile=strict), owed)
     assert (result["state"], result["outcome"]) == ("dropped", "filtered")
     assert "salary" in result["drop_reason"]
@@ -180,8 +198,9 @@ async def test_a_run_records_each_posting_once_and_its_whole_reads(tmp_path: Pat
 
 async def test_a_batch_is_one_transaction_and_owes_each_listing_once(tmp_path: Path) -> None:
     """A batch with two postings of one job and a third job: counts per outcome, one export
-    carrying each listing once at its last revision, one draft per new listing, all in one
-    transaction; the same batch delivered again owes nothing more."""
+    carrying each listing once at its last revision, all in one transaction, and no draft yet;
+    the run's shortlist then drafts each new listing once; the same batch delivered again, and
+    the shortlist again, owe nothing more."""
     dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
     batch = ListingBatchJob(
         run_id="run1",
@@ -199,11 +218,58 @@ async def test_a_batch_is_one_transaction_and_owes_each_listing_once(tmp_path: P
         ("Backend Engineer", 2, 2),
         ("Frontend Engineer", 1, 1),
     ]
+    assert owed.keys == []  # a run's drafts wait for its shortlist
+    assert dedupe.writer.batches <= 2  # the postings, the exports' note
+    assert await shortlisted(dedupe, owed) == {"drafted": 2, "below_bar": 0, "held_back": 0}
     assert len(owed.keys) == 2
-    assert dedupe.writer.batches <= 3  # the postings, the exports' note, the drafts' note
     again = await dedupe.handle_batch(batch, owed)
     assert again["counts"] == {"unchanged": 3}
+    assert await shortlisted(dedupe, owed) == {"drafted": 0, "below_bar": 0, "held_back": 0}
     assert (len(owed.exports), len(owed.keys)) == (2, 2)
+    await dedupe.aclose()
+
+
+async def test_the_shortlist_drafts_the_best_by_fit_above_the_bar_up_to_the_cap(tmp_path: Path) -> None:
+    """Five new listings of fits that differ: with min_fit at the second best and a cap of one,
+    the best is drafted, the second (above the bar, beyond the cap) is held back, the three below
+    the bar are not drafted; a later shortlist with the cap raised drafts the held-back one and
+    still none below the bar."""
+    dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
+    person = Profile(person=Person(name="S", skills=["Python", "PostgreSQL", "Kubernetes"]))
+    titles = ["Backend Engineer", "Senior Backend Engineer", "Backend Developer", "Data Analyst", "Baker"]
+    texts = ["Python, PostgreSQL and Kubernetes.", "Python.", "PostgreSQL.", "Excel.", "Bread."]
+    batch = ListingBatchJob(
+        run_id="run1",
+        source="mixed",
+        profile=person,
+        listings=[
+            posting(
+                str(n), title, company=f"Firm {n}", url=f"https://x.example/{n}", description=f"{text} " * 40
+            )
+            for n, (title, text) in enumerate(zip(titles, texts, strict=True))
+        ],
+    )
+    await dedupe.handle_batch(batch, owed)
+    fits = {
+        m.title: fit
+        for m, fit in (
+            (msgspec.json.decode(row[0], type=MergedListing), row[1])
+            for row in sqlite3.connect(tmp_path / "db.sqlite").execute(
+                "SELECT data, fit FROM dedupe_listings"
+            )
+        )
+    }
+    ranked = sorted(fits, key=lambda title: -fits[title])
+    bar = fits[ranked[1]]
+    assert fits[ranked[0]] > bar > fits[ranked[2]], fits  # two at or above the bar, three below
+    capped = msgspec.structs.replace(person, drafting=Drafting(min_fit=bar, max_per_run=1))
+    chosen = await dedupe.shortlist(DraftShortlistJob(run_id="run1", profile=capped), owed)
+    assert chosen == {"drafted": 1, "below_bar": 3, "held_back": 1}
+    assert owed.drafted_titles == ranked[:1]
+    wider = msgspec.structs.replace(person, drafting=Drafting(min_fit=bar, max_per_run=10))
+    chosen = await dedupe.shortlist(DraftShortlistJob(run_id="run2", profile=wider), owed)
+    assert chosen == {"drafted": 1, "below_bar": 3, "held_back": 0}
+    assert owed.drafted_titles == ranked[:2]
     await dedupe.aclose()
 
 
@@ -238,11 +304,11 @@ def test_two_writers_at_once_merge_into_one(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("search", "reason"),
     [
-        (Search(terms=["golang"]), "terms"),
+        (Search(terms=["golang"], hard=["terms"]), "terms"),
         (Search(exclude=["northwind"]), "exclude"),
-        (Search(locations=["Hamburg"]), "locations"),
-        (Search(remote="remote"), "remote"),
-        (Search(seniority=["junior"]), "seniority"),
+        (Search(locations=["Hamburg"], hard=["locations"]), "locations"),
+        (Search(remote="remote", hard=["remote"]), "remote"),
+        (Search(seniority=["junior"], hard=["seniority"]), "seniority"),
     ],
 )
 async def test_each_filter_says_why(tmp_path: Path, search: Search, reason: str) -> None:
@@ -293,7 +359,10 @@ async def test_pay_in_another_currency_is_kept_and_marked(tmp_path: Path) -> Non
     """A salary in USD below a EUR floor is not compared (no rate is guessed): the listing is kept,
     marked with why, and the mark reaches the export stage; one in EUR below it is dropped."""
     dedupe, owed = Dedupe(tmp_path / "db.sqlite"), Owed(tmp_path / "db.sqlite")
-    floor = Profile(person=Person(name="S"), search=Search(salary_floor=80_000, salary_currency="EUR"))
+    floor = Profile(
+        person=Person(name="S"),
+        search=Search(salary_floor=80_000, salary_currency="EUR", hard=["salary_floor"]),
+    )
     usd = posting(
         "1", "Backend Engineer", salary=Salary(min=50_000, max=60_000, currency="USD", interval="year")
     )
@@ -413,6 +482,7 @@ async def test_one_posting_that_cannot_be_recorded_holds_up_none_of_its_batch(
     result = await dedupe.handle_batch(batch, owed)
     assert result["counts"] == {"new": 2, "rejected": 1}
     assert sorted(e.title for e in owed.exports) == ["Backend Engineer", "Frontend Engineer"]
+    await shortlisted(dedupe, owed)
     assert len(owed.keys) == 2
     outcomes = run_outcomes(tmp_path / "db.sqlite", "run1")
     assert (outcomes.new, outcomes.rejected, outcomes.recorded) == (2, 1, 3)
@@ -444,6 +514,7 @@ async def test_a_new_listing_is_drafted_as_its_batch_left_it(tmp_path: Path) -> 
         ],
     )
     await dedupe.handle_batch(batch, owed)
+    await shortlisted(dedupe, owed)
     [job_] = drafted
     assert (len(job_.listing.sources), job_.listing.salary) == (2, pay)
     await dedupe.aclose()

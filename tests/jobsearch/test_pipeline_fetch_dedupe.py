@@ -26,18 +26,20 @@ from jetjobs.testing import WorkerPool
 from jobsearch.dedupe.report import read_listings
 from jobsearch.jobs import (
     BATCH_POSTINGS,
+    DRAFT_SHORTLIST,
     LISTING,
     LISTING_BATCH,
     QUEUES,
     SEARCH,
     SOURCE,
     DraftJob,
+    DraftShortlistJob,
     ListingBatchJob,
     ListingJob,
     SearchJob,
 )
 from jobsearch.listing import Listing
-from jobsearch.profile import Person, Profile, Sample
+from jobsearch.profile import Drafting, Person, Profile, Sample
 from tests.support import FAST_LIVENESS, fast_settings
 
 pytestmark = [pytest.mark.integration]
@@ -148,6 +150,16 @@ async def drain_run(check: LedgerCheck, runs: int) -> list[Listing]:
     return [listing for _, batch in batches for listing in batch.listings]
 
 
+async def shortlist(check: LedgerCheck, publisher: Publisher, run_id: str) -> None:
+    """What a run's owner submits once dedupe has drained: the shortlist of the listings to draft,
+    here every one (no fit bar, no cap); wait until it ended."""
+    everyone = Profile(person=Person(name="Sam Sample"), drafting=Drafting(min_fit=0, max_per_run=10000))
+    submitted = await publisher.enqueue(
+        DRAFT_SHORTLIST, DraftShortlistJob(run_id=run_id, profile=everyone), queue=QUEUES["dedupe"]
+    )
+    assert not await check.wait_drained([submitted.id], timeout=60)
+
+
 def drafts_by_listing(jobs: list[Job]) -> dict[str, set[str]]:
     """merged listing id → the ids of the draft jobs submitted for it."""
     by_listing: dict[str, set[str]] = defaultdict(set)
@@ -161,9 +173,9 @@ async def test_search_flows_to_draft_jobs_and_a_second_run_drafts_nothing(
     nats_server: EmbeddedServer, namespace: str, tmp_path: Path
 ) -> None:
     """A search published as raw JSON over the bundled sample board (40 postings, some of them one
-    job) gives one draft job per merged listing; a second search hands dedupe all 40 postings again
-    and submits no draft job; and the same 40 postings as listing jobs under yet other keys reach
-    dedupe and submit no draft job either: the seen-set stops them."""
+    job) and its shortlist give one draft job per merged listing; a second search hands dedupe
+    all 40 postings again and submits no draft job; and the same 40 postings as listing jobs under
+    yet other keys reach dedupe and submit no draft job either: the seen-set stops them."""
     settings = pipeline_settings(namespace, nats_server.url)
     async with (
         following(settings) as (check, publisher),
@@ -175,6 +187,7 @@ async def test_search_flows_to_draft_jobs_and_a_second_run_drafts_nothing(
         await raw_search(check, "run1")
         first = await drain_run(check, runs=1)
         assert len(first) == 40
+        await shortlist(check, publisher, "run1")
         drafts = drafts_by_listing(await jobs_on(check, QUEUES["draft"]))
         stored = read_listings(tmp_path / "jobsearch.sqlite")
         assert 30 <= len(stored) < 40  # the sample's cross-posts and reposts merged
@@ -185,6 +198,7 @@ async def test_search_flows_to_draft_jobs_and_a_second_run_drafts_nothing(
         await search(publisher, "run2")
         second = await drain_run(check, runs=2)
         assert len(second) == 80  # a later run hands dedupe every posting again
+        await shortlist(check, publisher, "run2")
         assert drafts_by_listing(await jobs_on(check, QUEUES["draft"])) == drafts
 
         later = [
@@ -228,6 +242,7 @@ async def test_dedupe_killed_mid_run_loses_nothing_and_drafts_nothing_twice(
         await dedupe.start()
         postings = await drain_run(check, runs=1)
         assert len(postings) == size
+        await shortlist(check, publisher, "run1")
         drafts = drafts_by_listing(await jobs_on(check, QUEUES["draft"]))
         stored = read_listings(tmp_path / "jobsearch.sqlite")
         assert len(stored) == size - size // 10  # every 10th generated posting is a cross-post

@@ -11,6 +11,7 @@ from jobsearch._toml_lines import key_lines
 from jobsearch.cli import main
 from jobsearch.listing import BOARDS
 from jobsearch.profile import ProfileError, Sample, example_profile, load_profile, parse_profile
+from jobsearch.profile_location import default_profile_path
 
 
 def test_shipped_example_loads(repo_root: Path) -> None:
@@ -112,3 +113,33 @@ def test_key_lines_follow_multiline_values() -> None:
     assert lines[("sources", 0)] == 12
     assert lines[("sources", 0, "board")] == 13
     assert ("sources", 1) not in lines
+
+
+def test_init_and_run_find_the_profile_in_the_config_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With no path, `jobsearch init` writes `$XDG_CONFIG_HOME/jobsearch/profile.toml` and says
+    to type `jobsearch run` alone; `JOBSEARCH_PROFILE` wins over it; a command given no
+    --profile says which file it read (here a run refused for a typo, naming that file)."""
+    monkeypatch.delenv("JOBSEARCH_PROFILE", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert main(["init"]) == 0
+    written = tmp_path / "config" / "jobsearch" / "profile.toml"
+    assert load_profile(written).person.name
+    assert "then `jobsearch run`" in capsys.readouterr().out
+    assert default_profile_path() == written
+    chosen = tmp_path / "elsewhere.toml"
+    chosen.write_text('[person]\nname = "A"\nnmae = "typo"\n')
+    monkeypatch.setenv("JOBSEARCH_PROFILE", str(chosen))
+    assert default_profile_path() == chosen
+    assert main(["run"]) == 2
+    err = capsys.readouterr().err
+    assert f"reading the profile {chosen} ($JOBSEARCH_PROFILE" in err
+    assert "nmae" in err
+
+
+def test_an_ntfy_url_without_a_topic_fails_at_load_naming_it() -> None:
+    """`ntfy = "https://ntfy.sh/"` has no topic to publish to: the profile fails naming the key."""
+    with pytest.raises(ProfileError, match="names no topic"):
+        parse_profile('[person]\nname = "A"\n[digest]\nntfy = "https://ntfy.sh/"\n')
+    assert parse_profile('[person]\nname = "A"\n[digest]\nntfy = "https://ntfy.sh/jane"\n').digest.enabled

@@ -277,3 +277,29 @@ async def test_a_run_refuses_services_left_running_with_other_settings(
         service.terminate()
         with anyio.fail_after(30):
             await service.wait()
+
+
+def test_a_run_drafts_only_the_best_listings_by_fit(tmp_path: Path, data_dir: Path) -> None:
+    """The example profile as written ([drafting] min_fit = 50, max_per_run = 15): the run drafts
+    at most 15 listings, each with a fit of 50 or more and none worse than a listing it left
+    undrafted above the bar; the rest are kept in the tracker, undrafted; the summary says how
+    many it chose, how many were below the bar and how many the cap held back."""
+    profile = profile_with(tmp_path, size=200, open_search=True, draft_all=False)
+    result = run(profile)
+    assert result.returncode == 0, result.stdout + result.stderr
+    with Store.open(data_dir / "jobsearch.sqlite") as store:
+        rows = store.conn.execute(
+            "SELECT l.fit, EXISTS (SELECT 1 FROM drafts d WHERE d.listing_id = l.id) FROM listings l"
+        ).fetchall()
+    drafted = sorted((fit for fit, has in rows if has), reverse=True)
+    left = [fit for fit, has in rows if not has]
+    assert 0 < len(drafted) <= 15
+    assert min(drafted) >= 50
+    above = [fit for fit in left if fit >= 50]
+    assert all(fit <= min(drafted) for fit in above)
+    below = len(left) - len(above)
+    assert (
+        f"chose the best {len(drafted)} by fit; not drafted: {below} below the fit bar, "
+        f"{len(above)} held back by the cap"
+    ) in result.stdout
+    assert len(sheet_rows(data_dir / "tracker.xlsx")) == len(rows)  # every listing kept and shown

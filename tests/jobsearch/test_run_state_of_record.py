@@ -83,6 +83,8 @@ def test_wider_search_brings_back_what_was_filtered_and_data_dirs_are_their_own(
     for folder in ("strict", "open"):
         (tmp_path / folder).mkdir()
     strict = profile_with(tmp_path / "strict", size=SIZE)
+    every_filter = 'hard = ["terms", "locations", "remote", "seniority", "salary_floor"]'  # all drop
+    strict.write_text(strict.read_text().replace("[search]\n", f"[search]\n{every_filter}\n", 1))
     wide = profile_with(tmp_path / "open", size=SIZE, open_search=True)
     mine = environment(nats_server.url, tmp_path / "mine")
 

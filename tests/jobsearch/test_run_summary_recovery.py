@@ -126,14 +126,14 @@ async def test_the_run_after_a_kill_tells_its_own_work_from_what_it_finished_for
     providers: ProviderServer,
     board: HttpTarget,
 ) -> None:
-    """Run A is killed (-9, by PID) mid-draft, with two source jobs waiting for their next
-    attempt and one dead. Run B, the same profile, finishes A's jobs under A's id and exits 1
-    (boards failed). B's summary counts each of its sources once and each posting once
-    (`seen` = the sample's 300 + acme's 3, and the parts add up), its own drafts, its own dead
-    jobs (none besides the two sources) and the dead letter left before it began; one line says
-    what it finished for A, marked `interrupted` as the runs table now records it: A's drafts
-    and listings recorded since the kill, A's acme read, A's beta job that died. Every dead
-    letter in the stream is accounted for in the summary."""
+    """Run A is killed (-9, by PID) mid-draft (drafting starts once its boards are read: acme
+    after two retries, beta and gone dead). Run B, the same profile, finishes A's draft jobs
+    under A's id and exits 1 (boards failed). B's summary counts each of its sources once and
+    each posting once (`seen` = the sample's 300 + acme's 3, and the parts add up), its own
+    drafts (none: A's shortlist took every listing), its own dead jobs (none besides the two
+    sources) and the dead letters left before it began; one line says what it finished for A,
+    marked `interrupted` as the runs table now records it: A's drafts and listings recorded
+    since the kill. Every dead letter in the stream is accounted for in the summary."""
     profile = profile_with(tmp_path, size=SAMPLE, open_search=True)
     boards = "".join(
         f'\n[[sources]]\nboard = "greenhouse"\ntoken = "{token}"\nbase_url = "{board.url("")}"\n'
@@ -155,7 +155,7 @@ async def test_the_run_after_a_kill_tells_its_own_work_from_what_it_finished_for
 
         def mid_draft() -> bool:
             c = progress.counts
-            fetched = c[SOURCE].succeeded == 1 and c[SOURCE].retrying == 2 and c[SOURCE].dead == 1
+            fetched = c[SOURCE].succeeded == 2 and c[SOURCE].dead == 2  # sample, acme; beta, gone
             deduped = c[LISTING_BATCH].submitted == c[LISTING_BATCH].succeeded >= SAMPLE // 100
             kept = c[EXPORT_BATCH].submitted == c[EXPORT_BATCH].succeeded > 0
             return fetched and deduped and kept and c[DRAFT].succeeded >= 20
@@ -174,7 +174,7 @@ async def test_the_run_after_a_kill_tells_its_own_work_from_what_it_finished_for
     [killed] = runs(data_dir)
     drafts_before, drafted_before = drafts_of(data_dir, killed)
     letters_before = await dead_letters(nc, run_settings)
-    assert letters_before == 1  # A's `gone` source
+    assert letters_before == 2  # A's `beta` and `gone` sources
 
     second = await anyio.run_process(command, check=False, env=dict(os.environ))
     out = second.stdout.decode()
@@ -196,23 +196,18 @@ async def test_the_run_after_a_kill_tells_its_own_work_from_what_it_finished_for
     drafts, drafted = drafts_of(data_dir, ours)
     own_drafts = f"  drafts     {drafts} for {drafted} listings (openai/" if drafts else "  drafts     0"
     assert own_drafts in text, text  # acme's 3 listings, if B's read of it was recorded first
-    assert "  failed     0 jobs; 1 dead letter from before this run (jetjobs dlq list)" in summary
+    assert "  failed     0 jobs; 2 dead letters from before this run (jetjobs dlq list)" in summary
 
     drafts_after, drafted_after = drafts_of(data_dir, killed)
     assert drafts_after > drafts_before
     earlier = [line for line in summary if line.startswith("  earlier")]
     assert earlier == [
         f"  earlier    finished for run {killed} (interrupted): {drafted_after - drafted_before:,} listings, "
-        f"{drafts_after - drafts_before:,} drafts; 3 postings from 1 source; 3 postings deduplicated; "
-        "1 failed"
+        f"{drafts_after - drafts_before:,} drafts"
     ], text
-    failure = summary[summary.index(earlier[0]) + 1]
-    assert failure.startswith(f"               {SOURCE} "), text
-    assert "rejected" in failure
-    assert "/boards/beta/" in failure
 
-    # Every dead letter is in the summary: the one from before, B's two sources, A's beta.
-    assert await dead_letters(nc, run_settings) == letters_before + 2 + 1
+    # Every dead letter is in the summary: the two from before, B's two sources.
+    assert await dead_letters(nc, run_settings) == letters_before + 2
 
 
 def _entry(job_id: str, job_type: str, state: str, result: Any = None, **fields: Any) -> StatusRecord:

@@ -27,6 +27,7 @@ STAGE_OF = {
     "jobsearch.listing": "dedupe",
     "jobsearch.listing_batch": "dedupe",
     "jobsearch.board_read": "dedupe",
+    "jobsearch.draft_shortlist": "dedupe",
     "jobsearch.export_batch": "export",
     "jobsearch.draft": "draft",
     "jobsearch.export": "export",
@@ -36,6 +37,10 @@ STAGE_OF = {
 def run_traced(settings: Settings, data_dir: Path, otlp: OtlpReceiver) -> subprocess.CompletedProcess[str]:
     """`jobsearch run` on the example profile (the offline sample board and provider), every
     process exporting spans to `otlp`."""
+    # Every filter hard, as before `[search] hard`: the few listings kept are all drafted.
+    profile = data_dir.parent / "profile.toml"
+    every_filter = 'hard = ["terms", "locations", "remote", "seniority", "salary_floor"]'
+    profile.write_text(EXAMPLE.read_text().replace("[search]\n", f"[search]\n{every_filter}\n", 1))
     ours = ("JOBSEARCH_", "JETJOBS_", "LLM_", "COVER_LETTER_", "CONNECTION_NOTE_", "OTEL_")
     env = {name: value for name, value in os.environ.items() if not name.startswith(ours)}
     env |= worker_env(settings, settings.nats.url or "")
@@ -46,7 +51,7 @@ def run_traced(settings: Settings, data_dir: Path, otlp: OtlpReceiver) -> subpro
         "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
     }
     return subprocess.run(
-        [sys.executable, "-m", "jobsearch.cli", "run", "--profile", str(EXAMPLE)],
+        [sys.executable, "-m", "jobsearch.cli", "run", "--profile", str(profile)],
         capture_output=True,
         text=True,
         timeout=240,
@@ -70,11 +75,11 @@ async def test_one_search_is_one_trace_across_the_services(
 ) -> None:
     """Every span of a search (the run's publish of the search; each stage service's consumer
     spans and the producer spans of the jobs it submits: source, the postings' batch, the board
-    read, the kept listings export batches, drafts with their fixed job ids, exports) shares one
-    trace id and forms one tree whose
-    only root is the search's producer span. Only what follows the drain is a trace of its own:
-    the closing of what the boards took down (`jobsearch.close_listings`, with the listing states
-    it hands on) and the tracker render."""
+    read, the kept listings export batches) shares one trace id and forms one tree whose only
+    root is the search's producer span. What follows the drain is a trace of its own each: the
+    shortlist (`jobsearch.draft_shortlist`, with the drafts of the best listings, their fixed job
+    ids and their exports: one tree under its producer span), the closing of what the boards took
+    down (`jobsearch.close_listings`, with the listing states it hands on) and the tracker render."""
     data_dir = tmp_path / "data"
     result = await anyio.to_thread.run_sync(run_traced, settings, data_dir, otlp)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -92,13 +97,17 @@ async def test_one_search_is_one_trace_across_the_services(
     assert (root.kind, root.parent_span_id, root.service) == (PRODUCER, "", "jobsearch-run")
     [closing] = [s for s in otlp.spans if s.name == "publish jobsearch.close_listings"]
     assert (closing.kind, closing.parent_span_id) == (PRODUCER, "")
+    [shortlist] = [s for s in otlp.spans if s.name == "publish jobsearch.draft_shortlist"]
+    assert (shortlist.kind, shortlist.parent_span_id, shortlist.service) == (PRODUCER, "", "jobsearch-run")
     after_drain = {closing.trace_id}
     search = [
         s for s in otlp.spans if not s.name.endswith("jobsearch.tracker") and s.trace_id not in after_drain
     ]
-    assert {s.trace_id for s in search} == {root.trace_id}
+    assert {s.trace_id for s in search} == {root.trace_id, shortlist.trace_id}
     by_id = {s.span_id: s for s in search}
-    assert [s for s in search if s.parent_span_id not in by_id] == [root]
+    assert [s for s in search if s.parent_span_id not in by_id] == sorted([root, shortlist], key=search.index)
+    drafts = [s for s in search if s.name.endswith(("jobsearch.draft", "jobsearch.export"))]
+    assert {s.trace_id for s in drafts} == {shortlist.trace_id}
 
     # Jobs, not spans, for the consumers: a retried attempt is one more consumer span of its job.
     published = Counter(s.name for s in search if s.kind == PRODUCER)
@@ -129,7 +138,7 @@ async def test_one_search_is_one_trace_across_the_services(
             assert span.service == f"jobsearch-{STAGE_OF[job_type]}"
             assert parent is not None
             assert parent.name == f"publish {job_type}"
-        elif span is not root:
+        elif span not in (root, shortlist):
             assert span.kind == PRODUCER
             assert parent is not None
             assert parent.kind == CONSUMER  # submitted from inside a handler

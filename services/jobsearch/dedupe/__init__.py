@@ -3,10 +3,11 @@
 `jobsearch serve dedupe` runs it over the `jobsearch-dedupe` queue. Each posting of a
 `jobsearch.listing_batch` (or `jobsearch.listing`) job is matched against the seen-set in SQLite
 (exact keys, then fuzzy within the company), merged, filtered by the profile's search; the new or
-changed listings the person keeps go to `jobsearch-export` in `jobsearch.export_batch` jobs, and
-each new one also becomes a `jobsearch.draft` job (job id `draft-<merged id>`) on
-`jobsearch-draft`. `jobsearch.board_read` records a source's whole read; once the run has drained,
-`jobsearch.close_listings` marks what those reads no longer list, and hands the listings that
+changed listings the person keeps go to `jobsearch-export` in `jobsearch.export_batch` jobs. Once
+the run's dedupe has drained, `jobsearch.draft_shortlist` turns the best of the new ones by fit
+into `jobsearch.draft` jobs (job id `draft-<merged id>`) on `jobsearch-draft`
+(`jobsearch.dedupe.shortlist`). `jobsearch.board_read` records a source's whole read; once the
+run has drained, `jobsearch.close_listings` marks what those reads no longer list, and hands the listings that
 closed, went stale or reopened to `jobsearch-export` (`jobsearch.listing_states`). See
 docs/dedupe.md.
 """
@@ -22,6 +23,7 @@ from jobsearch.jobs import (
     BOARD_READ,
     CLOSE_LISTINGS,
     DRAFT,
+    DRAFT_SHORTLIST,
     EXPORT_BATCH,
     LISTING,
     LISTING_BATCH,
@@ -30,6 +32,7 @@ from jobsearch.jobs import (
     BoardReadJob,
     CloseListingsJob,
     DraftJob,
+    DraftShortlistJob,
     ExportBatchJob,
     ListingBatchJob,
     ListingJob,
@@ -72,6 +75,10 @@ def register(app: App) -> Dedupe:
     @app.job(LISTING_BATCH, payload=ListingBatchJob)
     async def dedupe_listings(ctx: JobContext, job: ListingBatchJob) -> dict[str, Any]:
         return await dedupe.handle_batch(job, _Publishing(ctx))
+
+    @app.job(DRAFT_SHORTLIST, payload=DraftShortlistJob)
+    async def draft_shortlist(ctx: JobContext, job: DraftShortlistJob) -> dict[str, Any]:
+        return await dedupe.shortlist(job, _Publishing(ctx))
 
     @app.job(CLOSE_LISTINGS, payload=CloseListingsJob)
     async def close(ctx: JobContext, job: CloseListingsJob) -> dict[str, Any]:

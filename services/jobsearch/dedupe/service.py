@@ -20,6 +20,7 @@ from jobsearch.batch import BatchWriter
 from jobsearch.dedupe import tables
 from jobsearch.dedupe.closing import Closings, close_listings
 from jobsearch.dedupe.posting import posting_of
+from jobsearch.dedupe.shortlist import shortlist
 from jobsearch.dedupe.store import (
     Decision,
     mark_drafted,
@@ -31,6 +32,7 @@ from jobsearch.jobs import (
     BoardReadJob,
     CloseListingsJob,
     DraftJob,
+    DraftShortlistJob,
     ExportBatchJob,
     ListingBatchJob,
     ListingJob,
@@ -98,7 +100,8 @@ class Dedupe:
         Raises:
             Reject: the posting could not be recorded (the reason goes to the dead letter).
         """
-        decisions = await self._record(job.run_id, [job.listing], job.profile, submit)
+        # One posting a client submits is drafted at once; a run's batches wait for its shortlist.
+        decisions = await self._record(job.run_id, [job.listing], job.profile, submit, draft_now=True)
         if not decisions:
             raise Reject(f"the posting {job.listing.key} could not be recorded (see the dedupe log)")
         [decision] = decisions
@@ -122,7 +125,13 @@ class Dedupe:
         return {"source": job.source, "postings": len(job.listings), "counts": dict(counts)}
 
     async def _record(
-        self, run_id: str, listings: Sequence[Listing], profile: Profile, submit: Submit
+        self,
+        run_id: str,
+        listings: Sequence[Listing],
+        profile: Profile,
+        submit: Submit,
+        *,
+        draft_now: bool = False,
     ) -> list[Decision]:
         """Record postings in one transaction; submit what is owed (the listings the person keeps
         that are new or changed, to the export stage; the new ones' drafts), then note it.
@@ -146,17 +155,31 @@ class Dedupe:
             key = batch_key(run_id, "export", [f"{m.id}@{m.revision}:{_fit_of(fits, m.id)}" for m in batch])
             batch_fits = {m.id: fits[m.id] for m in batch if m.id in fits}
             await submit.export(ExportBatchJob(run_id=run_id, listings=batch, fits=batch_fits), key)
-        # With drafting off a listing stays owed its draft: a later run with it on writes it.
+        # A run's new listings stay owed their drafts until its shortlist (`shortlist`) picks the
+        # best; with drafting off they stay owed: a later run with it on writes them.
         # Drafted from the listing as the batch left it (a later posting of it may have joined).
         latest = {d.listing.id: d.listing for d in decisions}
         drafts = [(d.listing.id, d.posting_key) for d in decisions if d.draft]
-        if drafts and profile.drafting.enabled:
+        if drafts and profile.drafting.enabled and draft_now:
             for listing_id, _ in drafts:
                 listing = latest[listing_id]
                 draft = DraftJob(run_id=run_id, listing=listing, profile=profile)
                 await submit.draft(draft, draft_key(run_id, listing.id), draft_job_id(run_id, listing.id))
             await self.writer.run_job(lambda db: mark_drafted(db, drafts))
         return decisions
+
+    async def shortlist(self, job: DraftShortlistJob, submit: Submit) -> dict[str, int]:
+        """`jobsearch.draft_shortlist`: submit the drafts of the best listings owed one (see
+        `jobsearch.dedupe.shortlist`); how many were drafted, below the bar, held back by the cap."""
+        if not job.profile.drafting.enabled:
+            return {"drafted": 0, "below_bar": 0, "held_back": 0}
+        chosen = await self.writer.run_job(lambda db: shortlist(db, job.profile.drafting))
+        for listing, _ in chosen.chosen:
+            draft = DraftJob(run_id=job.run_id, listing=listing, profile=job.profile)
+            await submit.draft(draft, draft_key(job.run_id, listing.id), draft_job_id(job.run_id, listing.id))
+        owed = [(listing.id, owner) for listing, owner in chosen.chosen]
+        await self.writer.run_job(lambda db: mark_drafted(db, owed))
+        return {"drafted": len(owed), "below_bar": chosen.below_bar, "held_back": chosen.held_back}
 
     async def close_listings(self, job: CloseListingsJob) -> Closings:
         """What the run's whole reads no longer list (`jobsearch.close_listings`)."""

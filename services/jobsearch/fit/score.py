@@ -3,7 +3,7 @@
 Every rule adds or takes the points its weight names (`profile.FitWeights`, overridable under
 `[fit]`), with a reason a person checks in a second. The score is `base` plus the points, kept in
 0..100. A rule that is also a hard filter the person asked for (`[search] hard`) drops the
-listing instead (`filters.hard_drop`).
+listing instead (`filters.drop_reason`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,9 @@ so a typed and a scheduled run cannot drift apart.
 
 ```
 start (the runs row) ─▶ submit: the drafts owed from earlier runs, then the profile's search
- ─▶ wait until the stage queues drain ─▶ record dead draft jobs as their listings' issues
+ ─▶ wait until the stage queues drain ─▶ `jobsearch.draft_shortlist` (the best new listings by
+    fit are drafted: [drafting] min_fit, max_per_run) ─▶ drain again
+ ─▶ record dead draft jobs as their listings' issues
  ─▶ `jobsearch.close_listings` (what the boards took down) ─▶ `jobsearch.tracker` (render)
  ─▶ summary ─▶ the digest (`jobsearch.digest`, on its own queue; its outcome is reported, never
     fails the run) ─▶ finish (the runs row: outcome and summary)
@@ -30,11 +32,13 @@ from jobsearch.digest import DIGEST_QUEUE, DigestMessage, compose_digest, digest
 from jobsearch.jobs import (
     CLOSE_LISTINGS,
     DRAFT,
+    DRAFT_SHORTLIST,
     QUEUES,
     SEARCH,
     STAGES,
     TRACKER,
     CloseListingsJob,
+    DraftShortlistJob,
     SearchJob,
     TrackerJob,
 )
@@ -103,6 +107,8 @@ class RunOwner:
         # A search closes what its whole reads no longer list (the profile's stale_after_days).
         self.close_after_days: int | None = None
         self.closings: dict[str, int] = {}
+        self.profile: Profile | None = None  # a search's profile: its shortlist drafts the best
+        self.shortlist: dict[str, int] = {}
         self.tracker: dict[str, Any] | None = None
         self.tracker_error: str | None = None
 
@@ -124,6 +130,7 @@ class RunOwner:
         if owed:
             self.note(f"drafting {owed} listings whose drafts failed or waited in an earlier run")
         self.close_after_days = profile.search.stale_after_days
+        self.profile = profile
         await self.publisher.enqueue(
             SEARCH,
             SearchJob(run_id=self.run_id, profile=profile),
@@ -133,7 +140,11 @@ class RunOwner:
 
     async def drain_and_render(self) -> None:
         """Wait until the stages drain, then record what died, close listings, render."""
-        await wait_drained(self.publisher, self.progress, [QUEUES[stage] for stage in STAGES])
+        stages = [QUEUES[stage] for stage in STAGES]
+        await wait_drained(self.publisher, self.progress, stages)
+        if self.profile is not None and self.profile.drafting.enabled:
+            await self._draft_shortlist(self.profile)
+            await wait_drained(self.publisher, self.progress, stages)
         # A draft job dead-lettered anyway (its worker lost on the last attempt) is its listing's
         # issue, like any failed draft: shown in the Review cell, drafted again by the next run.
         dead_drafts = [record for record in self.progress.dead if record.type == DRAFT]
@@ -160,6 +171,20 @@ class RunOwner:
             self.tracker = record.result
         else:
             self.tracker_error = (record.error if record else None) or "the render job did not finish"
+
+    async def _draft_shortlist(self, profile: Profile) -> None:
+        """The best listings owed a draft, by fit (`jobsearch.dedupe.shortlist`), drafted now."""
+        job = await self.publisher.enqueue(
+            DRAFT_SHORTLIST,
+            DraftShortlistJob(run_id=self.run_id, profile=profile),
+            queue=QUEUES["dedupe"],
+            key=f"shortlist:{self.run_id}",
+        )
+        record = await wait_settled(self.publisher, self.progress, job.id)
+        if record is not None and record.state == "succeeded" and isinstance(record.result, dict):
+            self.shortlist = {k: int(v) for k, v in record.result.items() if isinstance(v, int)}
+        if self.shortlist.get("drafted"):
+            self.note(f"drafting the best {self.shortlist['drafted']} new listings by fit")
 
     async def _close_listings(self, stale_after_days: int) -> None:
         """What the run's whole reads no longer list: closed, stale, reopened (recorded by the
@@ -194,6 +219,9 @@ class RunOwner:
         summary.listings_closed = self.closings.get("closed", 0)
         summary.listings_reopened = self.closings.get("reopened", 0)
         summary.listings_stale = self.closings.get("stale", 0)
+        summary.shortlisted = self.shortlist.get("drafted", 0)
+        summary.below_bar = self.shortlist.get("below_bar", 0)
+        summary.held_back = self.shortlist.get("held_back", 0)
         return summary
 
     async def send_digest(self, settings: Digest, summary: RunSummary, *, wait: float = DIGEST_WAIT) -> None:

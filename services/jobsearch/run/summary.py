@@ -86,6 +86,11 @@ class RunSummary(msgspec.Struct, kw_only=True):
     draft_issues: dict[str, int] = {}
     issue_reasons: dict[str, int] = {}
     drafts_owed: int = 0
+    # The run's drafting bar ([drafting] min_fit, max_per_run): listings it chose to draft, those
+    # kept undrafted below the fit bar, and those above it held back by the cap.
+    shortlisted: int = 0
+    below_bar: int = 0
+    held_back: int = 0
     failures: list[str] = []  # dead jobs (and other failures), one line each
     failed_jobs: int = 0
     dead_letters_before: int = 0  # in the dead-letter stream already when the run began
@@ -301,6 +306,12 @@ def drafts_lines(summary: RunSummary) -> list[str]:
     else:
         lines.append("  drafts     0")
     lines.extend(f"             {f.drafts} by {f.provider} after {f.after}" for f in summary.fallbacks)
+    if summary.below_bar or summary.held_back:
+        lines.append(
+            f"             chose the best {summary.shortlisted} by fit; not drafted: {summary.below_bar} "
+            f"below the fit bar, {summary.held_back} held back by the cap "
+            "(`jobsearch draft LISTING_ID` drafts one)"
+        )
     if summary.drafts_owed:
         lines.append(
             f"             {summary.drafts_owed} listings owed a draft by earlier runs were drafted again"
