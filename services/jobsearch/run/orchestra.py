@@ -35,7 +35,7 @@ from jobsearch.run.display import Display
 from jobsearch.run.fingerprint import OtherSettings, check_services
 from jobsearch.run.owner import RunOwner, recorded
 from jobsearch.run.progress import Progress, follow_ledger, queues_idle
-from jobsearch.run.server_watch import SERVER_LOST, ServerWatch
+from jobsearch.run.server_watch import SERVER_LOST, ServerWatch, stop_when_lost
 from jobsearch.run.summary import CANNOT_RUN, WATCHED, RunSummary, format_summary, timings_lines
 from jobsearch.settings import load_pipeline_settings
 
@@ -186,7 +186,7 @@ async def conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]], 
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(stop_on_signal, tg.cancel_scope, stopped_by)
-            tg.start_soon(_stop_when_lost, watch, tg.cancel_scope, orchestra)
+            tg.start_soon(stop_when_lost, watch, tg.cancel_scope, lambda: orchestra.services)
             summary = await orchestra.run(submit, sources=sources)
             summary.command = orchestra.command
             tg.cancel_scope.cancel()
@@ -219,14 +219,6 @@ async def conclude(orchestra: Orchestra, submit: Callable[[], Awaitable[None]], 
         return 128 + signum
     _print_summary(summary, timings=getattr(orchestra.args, "timings", False))
     return summary.exit_code
-
-
-async def _stop_when_lost(watch: ServerWatch, scope: anyio.CancelScope, orchestra: Orchestra) -> None:
-    await watch.watch()
-    if orchestra.services is not None:
-        # Nothing can be handed back to a server that is gone: do not wait long for the services.
-        orchestra.services.stop_timeout = min(orchestra.services.stop_timeout, 5.0)
-    scope.cancel()
 
 
 async def stop_on_signal(scope: anyio.CancelScope, stopped_by: list[int]) -> None:

@@ -109,6 +109,7 @@ class RunOwner:
         self.closings: dict[str, int] = {}
         self.profile: Profile | None = None  # a search's profile: its shortlist drafts the best
         self.shortlist: dict[str, int] = {}
+        self.step_failures: list[str] = []  # the run's own steps (shortlist, closings) that failed
         self.tracker: dict[str, Any] | None = None
         self.tracker_error: str | None = None
 
@@ -181,8 +182,7 @@ class RunOwner:
             key=f"shortlist:{self.run_id}",
         )
         record = await wait_settled(self.publisher, self.progress, job.id)
-        if record is not None and record.state == "succeeded" and isinstance(record.result, dict):
-            self.shortlist = {k: int(v) for k, v in record.result.items() if isinstance(v, int)}
+        self.shortlist = self._counts(DRAFT_SHORTLIST, job.id, record)
         if self.shortlist.get("drafted"):
             self.note(f"drafting the best {self.shortlist['drafted']} new listings by fit")
 
@@ -196,10 +196,18 @@ class RunOwner:
             key=f"close:{self.run_id}",
         )
         record = await wait_settled(self.publisher, self.progress, job.id)
-        if record is not None and record.state == "succeeded" and isinstance(record.result, dict):
-            self.closings = {k: int(v) for k, v in record.result.items() if isinstance(v, int)}
+        self.closings = self._counts(CLOSE_LISTINGS, job.id, record)
         # Its listing states, on the export queue, are recorded before the tracker renders.
         await wait_drained(self.publisher, self.progress, [QUEUES["export"]])
+
+    def _counts(self, job_type: str, job_id: str, record: StatusRecord | None) -> dict[str, int]:
+        """A step's counts; a step that failed is one of the run's failures, said in its summary
+        (these job types are not followed as stage work, so nothing else would tell it)."""
+        if record is not None and record.state == "succeeded" and isinstance(record.result, dict):
+            return {k: int(v) for k, v in record.result.items() if isinstance(v, int)}
+        why = f"{record.dead_reason or record.state}: {record.error}" if record else "did not finish"
+        self.step_failures.append(f"{job_type} {job_id}: {why}")
+        return {}
 
     def summarise(self) -> RunSummary:
         """The run's summary, from the ledger follower and the state of record."""
@@ -222,6 +230,8 @@ class RunOwner:
         summary.shortlisted = self.shortlist.get("drafted", 0)
         summary.below_bar = self.shortlist.get("below_bar", 0)
         summary.held_back = self.shortlist.get("held_back", 0)
+        summary.failures.extend(self.step_failures)
+        summary.failed_jobs += len(self.step_failures)
         return summary
 
     async def send_digest(self, settings: Digest, summary: RunSummary, *, wait: float = DIGEST_WAIT) -> None:

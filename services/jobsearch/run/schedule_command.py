@@ -25,10 +25,12 @@ from jetjobs import ConfigError, Publisher, Schedule, Schedules, Settings, live_
 from jobsearch.jobs import RUNS_QUEUE, SCHEDULED_RUN, ScheduledRunJob
 from jobsearch.profile import ProfileError
 from jobsearch.profile_location import profile_path
-from jobsearch.run.scheduled import RUN_TIMEOUT, read_profile, remember_digest
+from jobsearch.run.scheduled import RUN_TIMEOUT, remember_digest
+from jobsearch.run.start import read_profile
 from jobsearch.run.summary import CANNOT_RUN
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store import Store
+from jobsearch.store.run_history import PastRun, latest_runs
 
 _DAILY = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 _DAILY_CRON = re.compile(r"^0 (\d{1,2}) (\d{1,2}) \* \* \*$")
@@ -169,7 +171,9 @@ async def _list(args: argparse.Namespace, schedules: Schedules) -> int:
                 "pattern": s.pattern,
                 "time_zone": s.time_zone,
                 "profile": job.profile_path,
-                "last_run": run,
+                "last_run": None
+                if run is None
+                else {"run_id": run.run_id, "started_at": run.started_at.isoformat(), "outcome": run.outcome},
             }
         )
     if args.json:
@@ -185,14 +189,10 @@ async def _list(args: argparse.Namespace, schedules: Schedules) -> int:
     return 0
 
 
-def _last_runs(db_path: Path) -> dict[str, dict[str, Any]]:
-    """The latest run of each trigger, from the state of record."""
+def _last_runs(db_path: Path) -> dict[str, PastRun]:
+    """The latest run of each schedule, from the state of record."""
     with Store.open(db_path) as store:
-        rows = store.conn.execute(
-            "SELECT trigger, run_id, started_at, outcome FROM runs WHERE trigger LIKE 'schedule:%' "
-            "ORDER BY started_at"
-        ).fetchall()
-    return {row[0]: {"run_id": row[1], "started_at": row[2], "outcome": row[3]} for row in rows}
+        return latest_runs(store.conn, "schedule:")
 
 
 def add_schedule_commands(sub: Any) -> None:

@@ -34,10 +34,10 @@ from jetjobs import App, ConfigError, JobContext, Publisher, live_workers
 from jobsearch.db import immediate
 from jobsearch.digest import failure_digest
 from jobsearch.jobs import QUEUES, SCHEDULED_RUN, SOURCE, STAGES, ScheduledRunJob
-from jobsearch.llm import check_offline_language, load_llm_settings
-from jobsearch.profile import Digest, Profile, ProfileError, load_profile
+from jobsearch.profile import Digest, ProfileError
 from jobsearch.run.owner import RunOwner, recorded
 from jobsearch.run.progress import Progress, follow_ledger
+from jobsearch.run.start import read_profile
 from jobsearch.run.summary import WATCHED, RunSummary
 from jobsearch.settings import PipelineSettings, load_pipeline_settings
 from jobsearch.store import Store
@@ -59,18 +59,6 @@ def run_id_of(job_id: str) -> str:
     if _RUN_ID.match(job_id):
         return job_id
     return f"s{hashlib.sha256(job_id.encode()).hexdigest()[:32]}"
-
-
-def read_profile(path: str) -> Profile:
-    """The profile at `path`, checked as a typed run checks it.
-
-    Raises:
-        ProfileError, ConfigError: what to fix.
-    """
-    profile = load_profile(Path(path))
-    if profile.drafting.enabled:
-        check_offline_language(profile, load_llm_settings())
-    return profile
 
 
 def remember_digest(db_path: Path, schedule: str, settings: Digest) -> None:

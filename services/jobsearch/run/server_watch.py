@@ -16,9 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import anyio
 from nats.aio.client import Client as NATS
+
+if TYPE_CHECKING:
+    from jobsearch.run.children import StageServices
 
 SERVER_LOST = 3  # the exit status of a run whose server went away
 EMBEDDED_LOST_AFTER = 5.0
@@ -79,3 +84,15 @@ class ServerWatch:
         """Close the connection without a word: nothing can be flushed to a server that is gone."""
         with contextlib.suppress(Exception), anyio.move_on_after(2, shield=True):
             await self.nc.close()
+
+
+async def stop_when_lost(
+    watch: ServerWatch, scope: anyio.CancelScope, services: Callable[[], StageServices | None]
+) -> None:
+    """Cancel `scope` once the server is gone, the stage services (as they are then) told not to
+    wait long: nothing can be handed back to a server that is gone."""
+    await watch.watch()
+    running = services()
+    if running is not None:
+        running.stop_timeout = min(running.stop_timeout, 5.0)
+    scope.cancel()

@@ -12,14 +12,23 @@ from jobsearch.llm import check_offline_language, load_llm_settings
 from jobsearch.profile import Profile, ProfileError, load_profile
 
 
-def checked_profile(path: str, command: str) -> Profile | None:
+def read_profile(path: str) -> Profile:
     """The profile at `path`, checked against the provider settings of this environment (the
-    stage services share it); None after printing why it cannot run."""
+    stage services share it).
+
+    Raises:
+        ProfileError, ConfigError: what to fix.
+    """
+    profile = load_profile(Path(path))
+    if profile.drafting.enabled:
+        check_offline_language(profile, load_llm_settings())
+    return profile
+
+
+def checked_profile(path: str, command: str) -> Profile | None:
+    """The profile at `path` as `read_profile` checks it; None after printing why it cannot run."""
     try:
-        profile = load_profile(Path(path))
-        if profile.drafting.enabled:
-            check_offline_language(profile, load_llm_settings())
+        return read_profile(path)
     except (ProfileError, ConfigError) as exc:
         print(f"jobsearch {command}: {exc}", file=sys.stderr)
         return None
-    return profile

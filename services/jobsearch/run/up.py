@@ -32,8 +32,8 @@ from jobsearch.run.children import ServiceFailed, StageServices
 from jobsearch.run.fingerprint import OtherSettings, check_services
 from jobsearch.run.orchestra import stop_on_signal
 from jobsearch.run.schedule_command import describe_pattern
-from jobsearch.run.scheduled import read_profile
-from jobsearch.run.server_watch import SERVER_LOST, ServerWatch
+from jobsearch.run.server_watch import SERVER_LOST, ServerWatch, stop_when_lost
+from jobsearch.run.start import read_profile
 from jobsearch.run.summary import CANNOT_RUN
 
 log = structlog.get_logger("jobsearch.run")
@@ -67,7 +67,7 @@ async def cmd_up(args: argparse.Namespace, settings: Settings, nc: NATS) -> int:
     try:
         async with anyio.create_task_group() as tg:
             tg.start_soon(stop_on_signal, tg.cancel_scope, stopped_by)
-            tg.start_soon(_stop_when_lost, watch, tg.cancel_scope, services)
+            tg.start_soon(stop_when_lost, watch, tg.cancel_scope, lambda: services)
             async with services:
                 running = ", ".join(f"{name} (pid {child.pid})" for name, child in services.current.items())
                 _say(f"running {running} on {nc.connected_url.netloc if nc.connected_url else 'NATS'}")
@@ -106,12 +106,6 @@ def _schedules_line(schedules: list[Schedule]) -> str:
         return "no schedule yet: add one with `jobsearch schedule add morning --daily 07:30`"
     names = ", ".join(f"{s.name} ({describe_pattern(s)})" for s in schedules)
     return f"schedules: {names}; stop with Ctrl-C"
-
-
-async def _stop_when_lost(watch: ServerWatch, scope: anyio.CancelScope, services: StageServices) -> None:
-    await watch.watch()
-    services.stop_timeout = min(services.stop_timeout, 5.0)  # nothing can be handed back now
-    scope.cancel()
 
 
 def add_up_command(sub: Any) -> None:

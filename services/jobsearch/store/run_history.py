@@ -39,6 +39,15 @@ def past_runs(conn: sqlite3.Connection, *, limit: int = 20) -> list[PastRun]:
     return [_past_run(conn, row) for row in rows.fetchall()]
 
 
+def latest_runs(conn: sqlite3.Connection, trigger_prefix: str) -> dict[str, PastRun]:
+    """The latest run of each trigger starting with `trigger_prefix` (`schedule:`), by trigger."""
+    rows = conn.execute(
+        "SELECT * FROM runs WHERE trigger LIKE ? ESCAPE '\\' ORDER BY started_at, rowid",
+        (_escaped(trigger_prefix) + "%",),
+    )
+    return {run.trigger: run for run in (_past_run(conn, row) for row in rows.fetchall())}
+
+
 def past_run(conn: sqlite3.Connection, ref: str) -> PastRun | None:
     """The run whose id is `ref`, or the only one whose id starts with it; None if no run has.
 
@@ -48,10 +57,9 @@ def past_run(conn: sqlite3.Connection, ref: str) -> PastRun | None:
     row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (ref,)).fetchone()
     if row is not None:
         return _past_run(conn, row)
-    escaped = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     rows = conn.execute(
         "SELECT * FROM runs WHERE run_id LIKE ? ESCAPE '\\' ORDER BY started_at DESC, rowid DESC LIMIT ?",
-        (escaped + "%", _SHOWN_CANDIDATES + 1),
+        (_escaped(ref) + "%", _SHOWN_CANDIDATES + 1),
     ).fetchall()
     if len(rows) > 1:
         shown = ", ".join(r["run_id"] for r in rows[:_SHOWN_CANDIDATES])
@@ -77,6 +85,11 @@ def _past_run(conn: sqlite3.Connection, row: sqlite3.Row) -> PastRun:
         profile=row["profile"] or "",
         summary=_summary(row["summary"]),
     )
+
+
+def _escaped(text: str) -> str:
+    """`text` as a literal LIKE prefix (with ESCAPE '\\')."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _utc(text: str) -> datetime:
