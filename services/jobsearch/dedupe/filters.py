@@ -6,16 +6,13 @@ listing's fit (`jobsearch.fit`), because a keyword filter drops good fits. Each 
 optional; a listing that does not state something (no salary, no level, no place) is kept by the
 filter that would need it: the person decides on what the listing does not say.
 
-A title's level word drops only where it is a level. "Senior Living Coordinator", "Lead
-Generation Specialist", "Staff Nurse", "Head Chef", "Principal Trainer" state no level: the word
-begins another name (`_NAME_AFTER`), or it is a level only in some places (`staff` and
-`principal` before the roles of a career ladder, `head` as "Head of ..." or after its field,
-`entry` as "entry level"). A title the rules cannot read is kept and left to the score.
+A title's level word drops only where it is a level ("Lead Generation Specialist", "Staff Nurse",
+"Principal Trainer" state none: `jobsearch.reading.levels`, which the fit score reads too). A
+title the rules cannot read is kept and left to the score.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 import unicodedata
 from collections.abc import Callable
@@ -25,32 +22,10 @@ from jobsearch.fit.place import is_hybrid, is_remote
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Search, Seniority
 from jobsearch.reading import normalise, vocabulary
+from jobsearch.reading.levels import NUMERAL_LEVELS, level_words
 from jobsearch.salary import annualised
 
 _SENIORITY = frozenset(get_args(Seniority))
-_NUMERALS = {"1": "junior", "i": "junior", "2": "mid", "3": "senior", "4": "staff"}
-# A title's parts: its role, then its team, field or place ("Principal Engineer, Payments").
-_SEGMENTS = re.compile(r"[,()|\[\]]|\s[-\u2013\u2014]\s")
-# Words after a level word that make it part of another name: a sector, a kind of work, a place.
-_NAME_AFTER = {
-    "senior": frozenset(
-        {"living", "care", "services", "citizen", "citizens", "centre", "center", "housing", "community"}
-    ),
-    "junior": frozenset({"school", "high", "college", "league"}),
-    "lead": frozenset({"generation", "gen", "qualification", "nurturing", "abatement"}),
-    "mid": frozenset({"market", "atlantic", "size", "sized"}),
-    "graduate": frozenset({"admissions", "school", "studies", "recruitment", "recruiting"}),
-}
-# Levels of the career ladders of engineering, science, design, product, analysis and consulting
-# only: "Staff Engineer", "Principal Consultant"; a "Staff Accountant", "Staff Nurse" or a
-# vendor's "Principal Trainer" holds a role of that name, at no stated level.
-_LADDER_LEVELS = frozenset({"staff", "principal", "distinguished"})
-_LADDER_ROLES = frozenset(
-    {
-        *("engineer", "developer", "programmer", "scientist", "architect", "designer", "researcher"),
-        *("analyst", "consultant", "manager", "strategist", "technologist", "economist", "statistician"),
-    }
-)
 
 
 def _fold(value: str) -> str:
@@ -63,35 +38,14 @@ def _has(term: str, haystack: str) -> bool:
     return re.search(pattern, haystack) is not None
 
 
-def _is_level(word: str, after: list[str], segment: str) -> bool:
-    """Whether a title's level word `word`, followed by the words `after` in its part of the
-    title (`segment`, as written), states a level rather than beginning another name."""
-    if after and after[0] in _NAME_AFTER.get(word, ()):
-        return False
-    if word in _LADDER_LEVELS:
-        return any(w in _LADDER_ROLES for w in after)
-    if word == "head":  # "Head of Data", "Engineering Head"; not "Head Chef", "Head Office"
-        raw = normalise.words(segment)
-        return not after or any(a == "head" and b == "of" for a, b in itertools.pairwise(raw))
-    if word == "entry":  # "Entry-Level Analyst"; not "Data Entry Clerk"
-        return after[:1] == ["level"]
-    return True
-
-
 def levels(listing: MergedListing) -> set[str]:
     """The seniority levels a listing's title states (empty: it states none). A level word that is
     part of another name ("Lead Generation", "Staff Nurse", the company's own name) states none."""
-    found: set[str] = set()
-    for segment in _SEGMENTS.split(listing.title):
-        words = normalise.title_words(segment, listing.company)
-        for at, word in enumerate(words):
-            level = vocabulary.LEVEL_WORDS.get(word)
-            if level is not None and level in _SENIORITY and _is_level(word, words[at + 1 :], segment):
-                found.add(level)
-    title_words = normalise.title_words(listing.title, listing.company)
-    if not found and title_words and title_words[-1] in _NUMERALS:
-        found.add(_NUMERALS[title_words[-1]])
-    return found
+    found = (
+        vocabulary.LEVEL_WORDS.get(word) or NUMERAL_LEVELS.get(word, "")
+        for word in level_words(listing.title, listing.company)
+    )
+    return {level for level in found if level in _SENIORITY}
 
 
 def drop_reason(listing: MergedListing, search: Search) -> str | None:

@@ -24,16 +24,11 @@ from datetime import date
 from jobsearch.fit.skills import stem
 from jobsearch.profile import Profile
 from jobsearch.reading import normalise, vocabulary
+from jobsearch.reading.levels import HIGH_LEVELS, NUMERAL_LEVELS, level_words
 
 LEVEL_ORDER = {
     **{"intern": 0, "junior": 1, "mid": 2, "senior": 3, "staff": 4, "lead": 4, "manager": 4},
     **{"principal": 5, "head": 5, "director": 6, "vp": 7, "chief": 8},
-}
-# A title's words for the levels above a manager (`reading.vocabulary.LEVEL_WORDS` folds them into
-# "manager", which tells two jobs apart but not a director's job from a manager's).
-_HIGH_LEVELS = {
-    **{"head": "head", "director": "director", "vp": "vp", "vice": "vp", "chief": "chief"},
-    **{"cfo": "chief", "cto": "chief", "ceo": "chief", "coo": "chief", "cno": "chief"},
 }
 # Nouns that head a job title: a search term ending in one names a role, not a topic.
 ROLE_NOUNS = frozenset(
@@ -46,12 +41,6 @@ ROLE_NOUNS = frozenset(
         *("assistant", "executive", "midwife", "pharmacist", "physician", "clinician", "agent", "operator"),
         *("buyer", "recruiter", "trainer", "instructor", "tester", "sre", "devops", "cfo", "cto", "vp"),
     }
-)
-# Level words that begin another name rather than a level.
-_NOT_LEVELS = re.compile(
-    r"\b(?:lead generation|lead gen|senior living|senior care|senior services|senior citizens?|"
-    r"staff(?:ing)? (?:agency|nurse|pharmacist)|junior school|head office|principal investigator)\b",
-    re.IGNORECASE,
 )
 _YEARS_ASKED = re.compile(
     r"\b(\d{1,2})\s*\+?\s*(?:(?:-|\u2013|to)\s*\d{1,2}\s*)?(?:years?|yrs?)\b", re.IGNORECASE
@@ -184,21 +173,16 @@ def _best_match(title: str, description: str, roles: list[str]) -> RoleMatch:
     return RoleMatch("none", "")
 
 
-def listing_level(title: str) -> str | None:
-    """The level a title states, where its level word is a level; None when it states none."""
-    cleaned = _NOT_LEVELS.sub(" ", role_of(title) or title)
-    words = normalise.title_words(cleaned)
-    high = [_HIGH_LEVELS[w] for w in words if w in _HIGH_LEVELS]
+def listing_level(title: str, company: str = "") -> str | None:
+    """The highest level the title's role states, where its level word is a level
+    (`jobsearch.reading.levels`, as the filters read it); None when it states none."""
+    words = level_words(role_of(title) or title, company)
+    high = [HIGH_LEVELS[w] for w in words if w in HIGH_LEVELS]
     if high:
         return max(high, key=lambda lv: LEVEL_ORDER[lv])
-    level = normalise.title_level(words)
-    found = [vocabulary.LEVEL_WORDS.get(part, part) for part in level.split("+") if part]
-    numerals = {"1": "junior", "i": "junior", "2": "mid", "3": "senior", "4": "staff"}
-    levels = [numerals.get(f, f) for f in found]
-    levels = [lv for lv in levels if lv in LEVEL_ORDER]
-    if not levels:
-        return None
-    return max(levels, key=lambda lv: LEVEL_ORDER[lv])
+    found = [vocabulary.LEVEL_WORDS.get(w) or NUMERAL_LEVELS.get(w) for w in words]
+    levels = [lv for lv in found if lv in LEVEL_ORDER]
+    return max(levels, key=lambda lv: LEVEL_ORDER[lv]) if levels else None
 
 
 def person_years(profile: Profile, today: date) -> float:
