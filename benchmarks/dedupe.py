@@ -18,7 +18,7 @@ from pathlib import Path
 import anyio
 
 from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings
-from jetjobs._cli.demo import LedgerCheck
+from jetjobs._demo.audit import LedgerCheck
 from jetjobs._transport.connection import connect
 from jetjobs.testing import WorkerPool
 from jobsearch.dedupe.store import SeenSet

@@ -9,6 +9,6 @@ async with WorkerPool("myapp:app", settings, nats_url, concurrency=4) as pool:
 ```
 """
 
-from jetjobs._cli.processes import WorkerPool, WorkerProcess, worker_env
+from jetjobs._processes import WorkerPool, WorkerProcess, worker_env
 
 __all__ = ["WorkerPool", "WorkerProcess", "worker_env"]

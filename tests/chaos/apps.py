@@ -1,6 +1,6 @@
 """The app that chaos-test worker processes run: `jetjobs worker tests.chaos.apps:app`.
 
-Every handler first records its execution (jetjobs._cli.demo.record_execution), so the audit can count
+Every handler first records its execution (jetjobs._demo.work.record_execution), so the audit can count
 how many times each job ran and on which worker, whatever happened to the process afterwards.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 
 from jetjobs import App, JobContext
-from jetjobs._cli.demo import Work, record_execution, work
+from jetjobs._demo.work import Work, record_execution, work
 
 app = App("chaos")
 app.job("demo.work", payload=Work)(work)

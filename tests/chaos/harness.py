@@ -13,7 +13,7 @@ import anyio
 from nats.aio.client import Client as NATS
 
 from jetjobs import Publisher, Settings
-from jetjobs._cli.demo import Audit, LedgerCheck, submit
+from jetjobs._demo.audit import Audit, LedgerCheck, submit
 from jetjobs._transport.connection import connect
 from jetjobs.testing import WorkerPool
 from tests.support import FAST_LIVENESS, fast_settings

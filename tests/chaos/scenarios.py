@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 
 from jetjobs import EmbeddedServer, Settings
-from jetjobs._cli.demo import Audit
+from jetjobs._demo.audit import Audit
 from jetjobs._liveness.supervisor import current_leader
 from jetjobs.testing import WorkerPool, WorkerProcess
 from tests.chaos.harness import APP, REPO_ROOT, Chaos, chaos_namespace, chaos_settings, free_port

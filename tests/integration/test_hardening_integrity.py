@@ -25,7 +25,7 @@ from jetjobs._joblog.cancel import cancel
 from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._liveness.coverage import coverage
-from jetjobs._observability.metrics import WorkerMetrics
+from jetjobs._runtime.metrics import WorkerMetrics
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import JobDuplicate, new_job_id
 from jetjobs._wire.headers import LEDGER_REVISION_HEADER

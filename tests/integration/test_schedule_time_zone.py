@@ -13,8 +13,9 @@ from nats.aio.client import Client as NATS
 
 from jetjobs import Publisher, Settings
 from jetjobs._errors import ConfigError
-from jetjobs._joblog.schedule import Schedules, schedule_headers
+from jetjobs._joblog.schedule import Schedules
 from jetjobs._transport.topology import Topology
+from jetjobs._wire.delay import schedule_headers
 from jetjobs._wire.headers import SCHEDULE_TIME_ZONE
 from tests.integration.test_schedule import ticking_app
 from tests.support import run_jetjobs, running_worker

@@ -13,7 +13,7 @@ from nats.aio.client import Client as NATS
 from prometheus_client import REGISTRY
 
 from jetjobs import App, JobContext, Publisher, Reject, Retry, Settings
-from jetjobs._observability.metrics import WorkerMetrics
+from jetjobs._runtime.metrics import WorkerMetrics
 from jobsearch.app import build_app
 from jobsearch.fetch import FetchHandlers, SourceReport, metrics, service
 from jobsearch.fetch.handlers import SOURCE_ATTEMPTS, outcome_of

@@ -2,7 +2,7 @@
 
 No draft service runs: the draft jobs are read from the JOBS stream (`<ns>.jobs.jobsearch-draft.>`),
 where they wait for one. The listing jobs' ends are followed through the platform's job events
-(`jetjobs._cli.demo.LedgerCheck`), with the ledger read for any event a killed worker never sent.
+(`jetjobs._demo.audit.LedgerCheck`), with the ledger read for any event a killed worker never sent.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import msgspec
 import pytest
 
 from jetjobs import EmbeddedServer, Publisher, Settings
-from jetjobs._cli.demo import LedgerCheck, read_stream
+from jetjobs._demo.audit import LedgerCheck, read_stream
 from jetjobs._transport.connection import connect
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import Job

@@ -21,10 +21,10 @@ from jetjobs._builtins.outbound import Reply, raise_for_reply, retry_after
 from jetjobs._builtins.payloads import DataTransform, EmailSend, WebhookCall
 from jetjobs._builtins.transform import apply_steps
 from jetjobs._builtins.webhook import signature
+from jetjobs._cli.schemas import PAYLOAD_EXAMPLES
 from jetjobs._errors import Reject, Retry, TransformError
 from jetjobs._settings import SmtpSettings, load_settings
 from jetjobs._submit.validation import check_payload
-from jetjobs._wire.schemas import PAYLOAD_EXAMPLES
 
 # --- registration -------------------------------------------------------------------------------
 

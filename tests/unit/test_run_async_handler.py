@@ -10,7 +10,7 @@ import pytest
 import structlog
 
 from jetjobs._errors import JobTimeout
-from jetjobs._runtime.execution import run_async_handler
+from jetjobs._runtime.isolation import run_async_handler
 
 
 async def test_result_is_returned() -> None:

@@ -10,7 +10,8 @@ from nats.aio.client import Client as NATS
 
 from jetjobs import Publisher, Settings
 from jetjobs._errors import ConfigError
-from jetjobs._joblog.schedule import Schedule, Schedules, checked_time_zone, schedule_headers
+from jetjobs._joblog.schedule import Schedule, Schedules, checked_time_zone
+from jetjobs._wire.delay import schedule_headers
 from jetjobs._wire.headers import SCHEDULE, SCHEDULE_TIME_ZONE
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from jetjobs._cli.schemas import EXAMPLE_JOB, EXAMPLES, check_schemas, render, write_schemas
 from jetjobs._wire.envelope import DEAD_LETTER_DECODER, STATUS_DECODER, decode_job
-from jetjobs._wire.schemas import EXAMPLE_JOB, EXAMPLES, check_schemas, render, write_schemas
 
 
 @pytest.fixture

@@ -1,5 +1,9 @@
 """The built-in job types, registered on every `App()` (opt out with `App(builtins=False)`).
 
+They register themselves: importing this package adds `register_builtins` to what every App
+registers (jetjobs._runtime.app.add_standard_types), and `jetjobs` imports it, so the App never imports
+the built-ins (they sit above the runtime, see docs/architecture.md).
+
 | type             | payload         | does                                            | settings            |
 |------------------|-----------------|-------------------------------------------------|---------------------|
 | `email.send`     | `EmailSend`     | one email over SMTP, Message-ID from the job id | `JETJOBS_SMTP_*`    |
@@ -26,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from jetjobs._builtins.payloads import DataTransform, EmailSend, WebhookCall
+from jetjobs._runtime.app import add_standard_types
 from jetjobs._submit.validation import conforms_to, register_payload_check
 
 if TYPE_CHECKING:
@@ -69,3 +74,4 @@ def register_builtins(app: App) -> None:
 
 for _job_type, _payload_type in PAYLOADS.items():
     register_payload_check(_job_type, conforms_to(_payload_type))
+add_standard_types(BUILTIN_TYPES, register_builtins)

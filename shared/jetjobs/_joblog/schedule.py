@@ -33,7 +33,7 @@ redelivery of one firing and different for every firing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Unpack
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -41,6 +41,7 @@ import msgspec
 import nats.js.errors
 
 from jetjobs._errors import ConfigError, InvalidJob, JobTooLarge
+from jetjobs._wire.delay import schedule_headers
 from jetjobs._wire.envelope import (
     DEFAULT_OPTIONS,
     ENCODER,
@@ -51,15 +52,13 @@ from jetjobs._wire.envelope import (
     utcnow,
 )
 from jetjobs._wire.headers import (
-    MESSAGE_TTL,
     NEXT_PURGE,
     SCHEDULE,
     SCHEDULE_NEXT,
-    SCHEDULE_TARGET,
     SCHEDULE_TIME_ZONE,
     SCHEDULER,
 )
-from jetjobs._wire.timespec import parse_duration, rfc3339
+from jetjobs._wire.timespec import parse_duration
 
 if TYPE_CHECKING:
     from jetjobs._submit.publisher import Publisher
@@ -77,11 +76,6 @@ class Schedule(msgspec.Struct, kw_only=True, frozen=True):
     seq: int
     added_at: datetime | None = None
     time_zone: str | None = None  # the IANA zone its cron is read in; None: UTC
-
-
-def at_pattern(when: datetime) -> str:
-    """The `Nats-Schedule` value of a one-shot firing at `when`."""
-    return f"@at {rfc3339(when)}"
 
 
 def every_pattern(interval: str) -> str:
@@ -121,14 +115,6 @@ def cron_pattern(expression: str) -> str:
     )
 
 
-def schedule_headers(pattern: str, target: str, time_zone: str | None = None) -> dict[str, str]:
-    """The headers that make a message in the JOBS stream a schedule firing into `target`."""
-    headers = {SCHEDULE: pattern, SCHEDULE_TARGET: target, MESSAGE_TTL: "never"}
-    if time_zone is not None:
-        headers[SCHEDULE_TIME_ZONE] = time_zone
-    return headers
-
-
 def checked_time_zone(time_zone: str) -> str:
     """`time_zone` if it is an IANA zone name this machine's tz database knows.
 
@@ -146,16 +132,6 @@ def checked_time_zone(time_zone: str) -> str:
             "(or America/New_York, Asia/Kolkata, UTC)"
         ) from None
     return time_zone
-
-
-def delayed_headers(job: Job, target: str) -> dict[str, str] | None:
-    """Schedule headers for a job whose `run_at` is in the future; None to publish it now."""
-    if job.run_at is None:
-        return None
-    run_at = job.run_at if job.run_at.tzinfo else job.run_at.replace(tzinfo=UTC)
-    if run_at <= utcnow():
-        return None
-    return schedule_headers(at_pattern(run_at), target)
 
 
 def fired_job(job: Job, headers: Mapping[str, str] | None, seq: int) -> Job:

@@ -23,11 +23,9 @@ then (`worker.silent_in_outage`, then `worker.back` or `worker.died`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import timedelta
 
 import anyio
 import anyio.abc
-import msgspec
 import nats.js.errors
 import structlog
 from anyio.abc import TaskStatus
@@ -36,7 +34,8 @@ from nats.js.kv import KeyValue
 
 from jetjobs._errors import WRONG_LAST_SEQUENCE_CODES, describe_error
 from jetjobs._joblog.ledger import Ledger
-from jetjobs._liveness.orphans import held_sequence, nak_subject, snapshot, sweep_orphans
+from jetjobs._liveness.orphans import snapshot, sweep_orphans
+from jetjobs._liveness.recovery import hand_back
 from jetjobs._liveness.roster import live_workers
 from jetjobs._settings import Settings
 from jetjobs._transport.topology import Topology
@@ -284,36 +283,12 @@ class Supervisor:
             await self._recover(beat)
 
     async def _recover(self, beat: WorkerBeat) -> None:
-        """NAK the dead worker's deliveries, record the death, sweep for unlisted ones.
-
-        A beat younger than ack_wait: every delivery it lists is still the dead worker's; NAK them
-        all. An older one (always, when ack_wait <= heartbeat_ttl): JetStream has redelivered them
-        by itself, and a NAK could hit a new holder; NAK only the jobs nobody has claimed since
-        (ledger still `running` on the dead worker), addressed to the consumer's newest delivery.
-        """
+        """Hand back the dead worker's deliveries (jetjobs._liveness.recovery), announce the death,
+        then sweep for the deliveries its last beat could not list."""
         assert self._ledger is not None
-        fresh = beat.beat_at >= utcnow() - timedelta(seconds=self.settings.ack_wait)
-        job_ids = []
-        recovered = 0
-        delivered: dict[str, int | None] = {}  # consumer → its last delivered sequence, asked once
-        for held in beat.in_flight:
-            if fresh:
-                reply = held.reply
-            elif held.job_id and await self._mark_queued(held.job_id, beat.id):
-                reply = await self._newest_reply(held.reply, delivered)
-            else:
-                continue
-            try:
-                await self.nc.publish(reply, b"-NAK")
-            except Exception as exc:
-                log.warning("supervisor.nak_failed", error=describe_error(exc))
-                continue
-            recovered += 1
-            if held.job_id:
-                job_ids.append(held.job_id)
-                if fresh:
-                    await self._mark_queued(held.job_id, beat.id)
-        await self.nc.flush()
+        recovered, job_ids = await hand_back(
+            self.nc, self.js, topology=self.topology, settings=self.settings, ledger=self._ledger, beat=beat
+        )
         event = WorkerDied(
             worker=beat.id,
             host=beat.host,
@@ -359,49 +334,6 @@ class Supervisor:
             await sweep_orphans(self.nc, self.topology, self._ledger, windows, live)
         except Exception as exc:
             log.warning("supervisor.sweep_failed", worker=dead.id, error=describe_error(exc))
-
-    async def _mark_queued(self, job_id: str, dead_worker: str) -> bool:
-        """`running` on the dead worker → `queued`; False if someone else has it (or it ended)."""
-        assert self._ledger is not None
-        try:
-            record, revision = await self._ledger.get(job_id)
-        except Exception as exc:
-            log.warning("supervisor.ledger_failed", job_id=job_id, error=describe_error(exc))
-            return False
-        if record is None or record.state != "running" or record.worker != dead_worker:
-            return False
-        queued = msgspec.structs.replace(
-            record,
-            state="queued",
-            worker=None,
-            updated_at=utcnow(),
-            error=f"worker {dead_worker} died during attempt {record.attempt}; redelivered",
-            delivery=0,
-        )
-        return await self._ledger.write(queued, revision) is not None
-
-    async def _newest_reply(self, reply: str, delivered: dict[str, int | None]) -> str:
-        """The NAK subject of a delivery's stream sequence, as of the consumer's newest delivery.
-
-        JetStream takes a NAK for a pending stream sequence whose delivery sequence is within the
-        delivered range; an old delivery's may be below the ack floor by now (jetjobs._liveness.orphans).
-        `delivered` keeps each consumer's last delivered sequence for the rest of one recovery.
-        """
-        pair = held_sequence(reply)
-        if pair is None:
-            return reply
-        consumer, stream_seq = pair
-        if consumer not in delivered:
-            try:
-                info = await self.js.consumer_info(self.topology.jobs_stream, consumer)
-            except Exception as exc:
-                log.warning("supervisor.consumer_info_failed", consumer=consumer, error=describe_error(exc))
-                return reply
-            delivered[consumer] = info.delivered.consumer_seq if info.delivered is not None else None
-        consumer_seq = delivered[consumer]
-        if consumer_seq is None:
-            return reply
-        return nak_subject(self.topology.jobs_stream, consumer, stream_seq, consumer_seq)
 
     async def _campaign(self) -> None:
         """Hold the leader key while alive: take it when vacant, renew it by compare-and-set."""

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 import anyio
 import msgspec
 
-from jetjobs._builtins import BUILTIN_TYPES, register_builtins
 from jetjobs._errors import ConfigError, JobCancelled
 from jetjobs._wire.envelope import ENCODER, Job, JobOptionFields, JobOptions, JobType
 
@@ -21,6 +20,18 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 _JOB_TYPE = msgspec.json.Decoder(JobType)
+
+# What every `App()` registers unless `builtins=False`, and the names of those types. jetjobs._builtins
+# adds itself here when it is imported (importing `jetjobs` does), so the App gets the built-ins
+# without importing them: the built-ins sit above the App, not the App above them.
+_STANDARD: list[Callable[[App], None]] = []
+_STANDARD_NAMES: set[str] = set()
+
+
+def add_standard_types(names: tuple[str, ...], register: Callable[[App], None]) -> None:
+    """Have every `App()` (unless `builtins=False`) call `register(app)`, which registers `names`."""
+    _STANDARD.append(register)
+    _STANDARD_NAMES.update(names)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +115,8 @@ class App:
         self.fingerprint = fingerprint
         self.handlers: dict[str, Handler] = {}
         if builtins:
-            register_builtins(self)
+            for register in _STANDARD:
+                register(self)
 
     def job(self, job_type: str, *, payload: Any = dict[str, Any]) -> Callable[[F], F]:
         """Register a handler `fn(ctx, payload)` for `job_type`; async or sync (run in a thread).
@@ -117,7 +129,7 @@ class App:
         except msgspec.ValidationError as exc:
             raise ConfigError(f"job type {job_type!r} is not valid: {exc}") from None
         if job_type in self.handlers:
-            builtin = job_type in BUILTIN_TYPES
+            builtin = job_type in _STANDARD_NAMES
             hint = " (it is built in: use another name, or App(builtins=False))" if builtin else ""
             raise ConfigError(f"job type {job_type!r} is registered twice{hint}")
 

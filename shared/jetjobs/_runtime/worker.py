@@ -43,11 +43,11 @@ from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._liveness.heartbeat import Heartbeat
 from jetjobs._liveness.orphans import held_sequence
 from jetjobs._liveness.supervisor import Supervisor, served_queues
-from jetjobs._observability.metrics import WorkerMetrics
 from jetjobs._runtime.app import App
 from jetjobs._runtime.delivery import Delivery
 from jetjobs._runtime.execution import Executor
 from jetjobs._runtime.lease import LeaseKeeper
+from jetjobs._runtime.metrics import WorkerMetrics
 from jetjobs._runtime.priority import PriorityBuffer
 from jetjobs._settings import Settings
 from jetjobs._submit.publisher import Publisher

@@ -1,4 +1,12 @@
-"""Submitting jobs: encode, size-check, publish with `Nats-Msg-Id`, record `queued`."""
+"""Submitting jobs: encode, size-check, publish with `Nats-Msg-Id`, record `queued`.
+
+One import against the layers (docs/architecture.md): `_submit` sits below `_joblog`, whose
+schedules, replay and cancel publish through this Publisher, yet the publisher writes the job's
+`queued` entry in the status ledger (jetjobs._joblog.ledger) before the job itself, and sends its
+revision in `Jetjobs-Ledger-Revision`, so that a worker's first claim is one compare-and-set
+without a read (DESIGN: the ledger revision header). The ledger imports nothing of `_joblog`'s
+other modules nor of `_submit`, so this makes no circle between modules.
+"""
 
 from __future__ import annotations
 
@@ -15,12 +23,12 @@ from nats.js import JetStreamContext
 
 from jetjobs._errors import InvalidJob, JobTooLarge, NoStream, describe_error
 from jetjobs._joblog.ledger import Ledger, queued_record
-from jetjobs._joblog.schedule import delayed_headers
 from jetjobs._observability import telemetry
 from jetjobs._settings import Settings
 from jetjobs._submit.validation import check_payload
 from jetjobs._transport.requests import Requester, StreamAck
 from jetjobs._transport.topology import Topology
+from jetjobs._wire.delay import delayed_headers
 from jetjobs._wire.envelope import (
     DEFAULT_OPTIONS,
     ENCODER,

@@ -1,48 +1,30 @@
-"""The kill-worker proof: `jetjobs demo kill-worker`.
+"""The audit of a set of jobs: every job must end exactly once, and every second run is explained.
 
-Several worker processes run a batch of short jobs; one is killed with SIGKILL mid-run. Then the
-books are checked: every job must end exactly once in the ledger, and how many handlers ran twice,
-and why, is counted from an execution log, not guessed.
-
-```
- demo ──publish──▶ JOBS ──▶ worker processes (jetjobs._cli.demo:app) ──▶ ledger (<ns>_status)
-   │                           │ each execution ──▶ <NS>_DEMO_EXEC   (durable, one per run)
-   └── SIGKILL one ──┘         └ job events     ──▶ <NS>_DEMO_EVENTS (captures <ns>.events.>)
-```
-
-The pieces are reusable by the chaos tests: `WorkerPool` starts, kills and restarts subprocess
-workers; `LedgerCheck` follows progress on the event subjects and audits the outcome.
+`LedgerCheck` follows a namespace's job events live (so a demo or a test can wait for progress),
+and once the jobs are done reads the ledger, the job events and the execution log
+(jetjobs._demo.work) to count outcomes, losses, duplicate completions and duplicate executions,
+each with its reason. `submit` publishes a batch of jobs to audit.
 """
 
 from __future__ import annotations
 
-import os
 import time
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import anyio
-import anyio.abc
-import msgspec
-import nats.errors
-import nats.js.errors
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext, api
 
-from jetjobs._cli.processes import WorkerPool, WorkerProcess
+from jetjobs._demo.work import EXECUTION_DECODER, Execution, events_stream, exec_stream
 from jetjobs._joblog.ledger import Ledger
-from jetjobs._liveness.supervisor import current_leader
-from jetjobs._observability.redact import mask_url
-from jetjobs._runtime.app import App, JobContext
 from jetjobs._settings import Settings
 from jetjobs._submit.publisher import Publisher
 from jetjobs._transport.topology import Topology, ensure_stream
 from jetjobs._wire.envelope import (
-    ENCODER,
     JOB_EVENT_DECODER,
     STATUS_DECODER,
     TERMINAL_STATES,
@@ -51,78 +33,8 @@ from jetjobs._wire.envelope import (
     JobEvent,
     StatusRecord,
     WorkerDied,
-    utcnow,
 )
-from jetjobs._wire.headers import KV_OPERATION, MSG_ID
-
-app = App("demo")
-
-
-class Execution(msgspec.Struct, kw_only=True, frozen=True):
-    """One run of a handler, as the handler itself recorded it before doing its work."""
-
-    job_id: str
-    attempt: int
-    worker: str
-    pid: int
-    at: datetime
-
-
-_EXECUTION_DECODER = msgspec.json.Decoder(Execution)
-
-
-def exec_stream(settings: Settings) -> str:
-    """The stream of execution records of a namespace."""
-    return f"{settings.namespace.upper()}_DEMO_EXEC"
-
-
-def events_stream(settings: Settings) -> str:
-    """The stream that keeps a namespace's events (`<ns>.events.>`) for the audit."""
-    return f"{settings.namespace.upper()}_DEMO_EVENTS"
-
-
-async def record_execution(ctx: JobContext) -> None:
-    """Store, durably and once per attempt, that this handler is running.
-
-    The message id names job, attempt and worker, so a retried publish is not counted twice; the
-    publish is retried while the server is unreachable, like the Publisher's.
-    """
-    record = Execution(job_id=ctx.id, attempt=ctx.attempt, worker=ctx.worker_id, pid=os.getpid(), at=utcnow())
-    subject = f"{ctx.publisher.topology.ns}.demo.exec.{ctx.id}"
-    headers = {MSG_ID: f"{ctx.id}:{ctx.attempt}:{ctx.worker_id}"}
-    deadline = anyio.current_time() + ctx.publisher.settings.publish_retry_for
-    while True:
-        try:
-            await ctx.publisher.js.publish(subject, ENCODER.encode(record), headers=headers)
-            return
-        except (
-            nats.errors.TimeoutError,
-            nats.errors.ConnectionReconnectingError,
-            nats.errors.NoRespondersError,
-            nats.js.errors.NoStreamResponseError,
-            nats.js.errors.ServiceUnavailableError,
-        ):
-            if anyio.current_time() > deadline:
-                raise
-            await anyio.sleep(0.1)
-
-
-class Work(msgspec.Struct):
-    """Payload of demo.work."""
-
-    n: int
-    ms: float = 3.0
-
-
-@app.job("demo.work", payload=Work)
-async def work(ctx: JobContext, payload: Work) -> dict[str, int]:
-    """Record the execution, then a few milliseconds of pretend I/O."""
-    await record_execution(ctx)
-    await anyio.sleep(payload.ms / 1000)
-    return {"n": payload.n}
-
-
-# --- the audit --------------------------------------------------------------------------------
+from jetjobs._wire.headers import KV_OPERATION
 
 
 async def read_stream(js: JetStreamContext, stream: str, subject: str) -> list[Msg]:
@@ -303,7 +215,7 @@ class LedgerCheck:
         records = await self.read_ledger()
         executions: dict[str, list[Execution]] = defaultdict(list)
         for msg in await read_stream(self.js, exec_stream(self.settings), f"{ns}.demo.exec.>"):
-            execution = _EXECUTION_DECODER.decode(msg.data)
+            execution = EXECUTION_DECODER.decode(msg.data)
             executions[execution.job_id].append(execution)
         events: dict[str, list[JobEvent]] = defaultdict(list)
         deaths = []
@@ -364,9 +276,6 @@ class LedgerCheck:
         )
 
 
-# --- the demo ---------------------------------------------------------------------------------
-
-
 async def submit(
     publisher: Publisher,
     payloads: Sequence[dict[str, Any]],
@@ -393,182 +302,3 @@ async def submit(
         for job in jobs[1:]:
             tg.start_soon(one, job)
     return [job.id for job in jobs]
-
-
-def connected_url(nc: NATS, settings: Settings) -> str:
-    """The server's address: NATS_URL, or where `nc` is connected."""
-    if settings.nats.url:
-        return settings.nats.url
-    url = nc.connected_url
-    assert url is not None
-    return f"{url.scheme}://{url.hostname}:{url.port}"
-
-
-@dataclass
-class KillRun:
-    """The facts of one kill-worker run, besides the audit."""
-
-    settings: Settings
-    pool: WorkerPool
-    victim: WorkerProcess
-    was_leader: bool
-    done_at_kill: int
-    started: float  # monotonic: first submit
-    killed_at: float  # monotonic
-    killed_wall: datetime
-    submitted_in: float
-    drained_at: float
-    undrained: int
-    deaths: list[tuple[float, WorkerDied]]
-
-
-async def run_kill_worker(nc: NATS, settings: Settings, *, jobs: int, workers: int, concurrency: int) -> int:
-    """Run the kill-worker proof and print its ledger; 0 when nothing was lost or completed twice."""
-    namespace = f"demo{time.strftime('%Y%m%d%H%M%S')}{os.urandom(1).hex()}"
-    # A long lease: only the supervisor can bring a dead worker's jobs back quickly.
-    settings = msgspec.structs.replace(settings, namespace=namespace, ack_wait=30.0)
-    url = connected_url(nc, settings)
-    check = LedgerCheck(nc, settings)
-    await check.setup()
-    print(f"jetjobs demo kill-worker: namespace {namespace} on {mask_url(url)}", flush=True)
-    # On the embedded server (no NATS_URL) the workers join it through its store directory.
-    pool_url = settings.nats.url or ""
-    async with WorkerPool("jetjobs._cli.demo:app", settings, pool_url, concurrency=concurrency) as pool:
-        await pool.start(workers)
-        print(f"  {workers} workers started; submitting {jobs} jobs", flush=True)
-        payloads = [{"n": i, "ms": 2 + i % 4} for i in range(jobs)]
-        ids: list[str] = []
-        started = time.monotonic()
-        async with anyio.create_task_group() as tg:
-
-            async def submit_all() -> None:
-                ids.extend(await submit(Publisher(nc, settings), payloads))
-
-            tg.start_soon(submit_all)
-            await check.wait_until(lambda: len(check.settled) >= jobs * 3 // 10, timeout=600)
-            leader = await current_leader(nc, settings)
-            victim = pool.by_worker_id().get(leader or "") or pool.live[0]
-            done_at_kill = len(check.settled)
-            killed_at, killed_wall = time.monotonic(), utcnow()
-            await pool.kill(victim)
-            print(f"  SIGKILL {victim.describe()} after {done_at_kill} jobs completed", flush=True)
-        submitted_in = time.monotonic() - started
-        undrained = await check.wait_drained(ids, timeout=settings.ack_wait * 2 + 60)
-        drained_at = time.monotonic()
-    await check.close()
-    assert victim.worker_id is not None
-    audit = await check.audit(
-        ids, explain={victim.worker_id: "redelivered after the kill: the killed worker had started them"}
-    )
-    run = KillRun(
-        settings=settings,
-        pool=pool,
-        victim=victim,
-        was_leader=victim.worker_id == leader,
-        done_at_kill=done_at_kill,
-        started=started,
-        killed_at=killed_at,
-        killed_wall=killed_wall,
-        submitted_in=submitted_in,
-        drained_at=drained_at,
-        undrained=len(undrained),
-        deaths=check.deaths,
-    )
-    for line in ledger_lines(audit, run):
-        print(line)
-    return 0 if audit.ok and not pool.crashed() else 1
-
-
-def ledger_lines(audit: Audit, run: KillRun) -> list[str]:
-    """The demo's ledger: the numbers that prove (or disprove) the claim."""
-    s, victim = run.settings, run.victim
-    lines = [
-        "",
-        "jetjobs demo kill-worker: ledger",
-        f"  namespace               {s.namespace}",
-        f"  workers                 {len(run.pool.processes)} x concurrency {run.pool.concurrency} "
-        f"(ack_wait {s.ack_wait:g} s, heartbeat every {s.heartbeat_interval:g} s, ttl {s.heartbeat_ttl} s)",
-        f"  submitted               {audit.submitted} (published in {run.submitted_in:.2f} s)",
-        f"  killed                  {victim.describe()}"
-        + (", the elected supervisor," if run.was_leader else "")
-        + f" with SIGKILL after {run.done_at_kill} completions",
-    ]
-    died = [(at, event) for at, event in run.deaths if event.worker == victim.worker_id]
-    if died:
-        at, event = died[0]
-        lines.append(
-            f"  worker died event       {at - run.killed_at:.2f} s after the kill (from supervisor "
-            f"{event.supervisor}; it NAKed the {event.recovered} deliveries of the last heartbeat)"
-        )
-    else:
-        lines.append("  worker died event       none received")
-    lines += [
-        f"  completed               {audit.completed} (succeeded {audit.states['succeeded']}, "
-        f"dead {audit.states['dead']})",
-        f"  lost                    {len(audit.lost)}"
-        + (f" ({run.undrained} not finished when the wait ended)" if run.undrained else ""),
-        f"  duplicate completions   {len(audit.duplicate_completions)}",
-        f"  handler executions      {audit.executions}",
-        f"  duplicate executions    {len(audit.duplicate_executions)} job(s) ran twice",
-    ]
-    lines += [f"      {count:>5}  {why}" for why, count in audit.reasons.most_common()]
-    lines += _recovery_lines(audit, run)
-    counts: Counter[str] = Counter()
-    for p in run.pool.processes:
-        if p is not victim:
-            counts.update(p.counts)
-    if counts["skipped"]:
-        lines.append(
-            f"  redelivered, skipped    {counts['skipped']} (completed in the ledger by the killed worker, "
-            "its ack unsent: acked without running)"
-        )
-    if audit.missing_events:
-        lines.append(
-            f"  events not published    {len(audit.missing_events)} (the killed worker completed them "
-            "but died before announcing; the ledger has them)"
-        )
-    crashed = run.pool.crashed()
-    lines.append(f"  workers crashed         {len(crashed)}")
-    lines += [f"      {p.describe()}" for p in crashed]
-    elapsed = run.drained_at - run.started
-    before = run.killed_at - run.started
-    lines.append(
-        f"  throughput              {run.done_at_kill / before:.0f} jobs/s before the kill "
-        f"({len(run.pool.processes)} workers); {audit.completed / elapsed:.0f} jobs/s overall "
-        f"({audit.completed} in {elapsed:.2f} s)"
-    )
-    ok = audit.ok and not crashed
-    lines.append(
-        "  verdict                 " + ("OK: nothing lost, nothing completed twice" if ok else "FAILED")
-    )
-    return lines
-
-
-def _recovery_lines(audit: Audit, run: KillRun) -> list[str]:
-    """How the killed worker's jobs came back: by the supervisor's NAK, or after ack_wait."""
-    # demo.work never fails, so a job that finished on a later attempt was redelivered.
-    finished = {
-        job_id: (record.updated_at - run.killed_wall).total_seconds()
-        for job_id, record in audit.records.items()
-        if record.attempt > 1 and record.state in TERMINAL_STATES
-    }
-    if not finished:
-        return ["  recovered jobs          0"]
-    late_after = run.settings.ack_wait / 2
-    fast = [t for t in finished.values() if t < late_after]
-    late = [t for t in finished.values() if t >= late_after]
-    lines = [
-        f"  recovered jobs          {len(finished)} (delivered to the killed worker, finished elsewhere); "
-        f"the last {max(finished.values()):.2f} s after the kill"
-    ]
-    if fast:
-        lines.append(
-            f"      {len(fast):>5}  NAKed by the supervisor, redelivered at once: "
-            f"the last finished {max(fast):.2f} s after the kill"
-        )
-    if late:
-        lines.append(
-            f"      {len(late):>5}  fetched after its last heartbeat, so back only after ack_wait: "
-            f"the last finished {max(late):.2f} s after the kill"
-        )
-    return lines

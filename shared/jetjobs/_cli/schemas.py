@@ -1,6 +1,8 @@
 """JSON Schemas of the wire messages, generated from the Structs, with example messages.
 
-`jetjobs schemas schemas/` writes them; a test fails when the committed files are stale.
+`jetjobs schemas schemas/` writes them; a test fails when the committed files are stale. Here at
+the top of the house, beside the command that writes them, because it reads rooms from the bottom
+(the wire, the settings) to above the runtime (the built-ins' payloads).
 """
 
 from __future__ import annotations
