@@ -32,6 +32,7 @@ from jetjobs import (
 )
 from jobsearch.app import build_service
 from jobsearch.finding.command import add_boards_commands
+from jobsearch.fit.command import add_fit_commands
 from jobsearch.jobs import SERVICES, Service
 from jobsearch.local_commands import add_local_commands
 from jobsearch.run import add_run_commands
@@ -156,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_runs_parser(sub)
     add_local_commands(sub)
     add_boards_commands(sub)
+    add_fit_commands(sub)
     _add_ui_command(sub)
     return parser
 

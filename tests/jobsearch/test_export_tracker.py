@@ -57,7 +57,8 @@ def test_tracker_has_the_layout(store: Store, tracker: Path) -> None:
     assert row["Salary"].value == "€70k–90k / year"  # noqa: RUF001 - the en dash is what it writes
     assert row["Status"].value == "Drafted"
     [validation] = sheet.data_validations.dataValidation
-    assert validation.formula1 == '"Saved,Drafted,Applied,Screen,Interview,Offer,Rejected,Withdrawn"'
+    statuses = "Saved,Drafted,Applied,Screen,Interview,Offer,Rejected,Withdrawn,Dismissed"
+    assert validation.formula1 == f'"{statuses}"'
     assert "N2" in validation.sqref
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from jetjobs import App, JobContext
 from jobsearch.dedupe.report import RunOutcomes, explain, run_outcomes
 from jobsearch.dedupe.service import Dedupe, check_db_path
+from jobsearch.fit.judge import Judge
 from jobsearch.jobs import (
     BOARD_READ,
     CLOSE_LISTINGS,
@@ -40,6 +41,7 @@ from jobsearch.jobs import (
     in_batches,
     run_key,
 )
+from jobsearch.llm.settings import load_fit_settings
 from jobsearch.settings import load_pipeline_settings
 
 __all__ = ["Dedupe", "RunOutcomes", "explain", "register", "run_outcomes"]
@@ -66,7 +68,8 @@ def register(app: App) -> Dedupe:
     """Register the dedupe stage's handlers; its seen-set closes with `aclose`."""
     db_path = load_pipeline_settings().db_path
     check_db_path(db_path)
-    dedupe = Dedupe(db_path)
+    fit = load_fit_settings()  # FIT_PROVIDER: a model judges the shortlist (a wrong one fails here)
+    dedupe = Dedupe(db_path, judge=Judge(fit) if fit is not None else None)
 
     @app.job(LISTING, payload=ListingJob)
     async def dedupe_listing(ctx: JobContext, job: ListingJob) -> dict[str, Any]:

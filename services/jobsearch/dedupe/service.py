@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+import msgspec
 import structlog
 
 from jetjobs import ConfigError, Reject
@@ -20,7 +21,7 @@ from jobsearch.batch import BatchWriter
 from jobsearch.dedupe import tables
 from jobsearch.dedupe.closing import Closings, close_listings
 from jobsearch.dedupe.posting import posting_of
-from jobsearch.dedupe.shortlist import shortlist
+from jobsearch.dedupe.shortlist import judged_shortlist
 from jobsearch.dedupe.store import (
     Decision,
     mark_drafted,
@@ -28,6 +29,7 @@ from jobsearch.dedupe.store import (
     record_postings,
 )
 from jobsearch.fit import Fit
+from jobsearch.fit.judge import Judge
 from jobsearch.jobs import (
     BoardReadJob,
     CloseListingsJob,
@@ -86,13 +88,16 @@ def check_db_path(path: Path) -> None:
 class Dedupe:
     """One service's dedupe: its writes to the seen-set, batched (`BatchWriter`)."""
 
-    def __init__(self, db_path: Path) -> None:
+    def __init__(self, db_path: Path, *, judge: Judge | None = None) -> None:
         self.db_path = db_path
         self.writer = BatchWriter(db_path, prepare=tables.create)
+        self.judge = judge  # a model's judgement of the shortlist (`FIT_PROVIDER`), or none
 
     async def aclose(self) -> None:
-        """Close the database connection when the service stops."""
+        """Close the database connection (and the judge's) when the service stops."""
         await self.writer.aclose()
+        if self.judge is not None:
+            await self.judge.aclose()
 
     async def handle(self, job: ListingJob, submit: Submit) -> dict[str, Any]:
         """`jobsearch.listing`: one posting (see `handle_batch`); what became of it.
@@ -168,18 +173,28 @@ class Dedupe:
             await self.writer.run_job(lambda db: mark_drafted(db, drafts))
         return decisions
 
-    async def shortlist(self, job: DraftShortlistJob, submit: Submit) -> dict[str, int]:
+    async def shortlist(self, job: DraftShortlistJob, submit: Submit) -> dict[str, Any]:
         """`jobsearch.draft_shortlist`: submit the drafts of the best listings owed one (see
-        `jobsearch.dedupe.shortlist`); how many were drafted, below the bar, held back by the cap."""
+        `jobsearch.dedupe.shortlist`); how many were drafted, below the bar, held back by the cap
+        (and, with a judge, what it did: `judging`)."""
         if not job.profile.drafting.enabled:
             return {"drafted": 0, "below_bar": 0, "held_back": 0}
-        chosen = await self.writer.run_job(lambda db: shortlist(db, job.profile.drafting))
+        chosen = await judged_shortlist(self.writer, job, self.judge)
+        for export, key in chosen.exports(job.run_id):  # the judged fits, for the tracker and page
+            await submit.export(export, key)
         for listing, _ in chosen.chosen:
             draft = DraftJob(run_id=job.run_id, listing=listing, profile=job.profile)
             await submit.draft(draft, draft_key(job.run_id, listing.id), draft_job_id(job.run_id, listing.id))
         owed = [(listing.id, owner) for listing, owner in chosen.chosen]
         await self.writer.run_job(lambda db: mark_drafted(db, owed))
-        return {"drafted": len(owed), "below_bar": chosen.below_bar, "held_back": chosen.held_back}
+        result: dict[str, Any] = {
+            "drafted": len(owed),
+            "below_bar": chosen.below_bar,
+            "held_back": chosen.held_back,
+        }
+        if chosen.judging is not None:
+            result["judging"] = msgspec.to_builtins(chosen.judging)
+        return result
 
     async def close_listings(self, job: CloseListingsJob) -> Closings:
         """What the run's whole reads no longer list (`jobsearch.close_listings`)."""

@@ -35,8 +35,10 @@ from jobsearch.dedupe import lookup, match, merge, tables
 from jobsearch.dedupe.filters import drop_reason, pay_note
 from jobsearch.dedupe.posting import Posting, posting_of
 from jobsearch.fit import Fit, score
+from jobsearch.fit.learn import Learned
 from jobsearch.listing import Listing, MergedListing
 from jobsearch.profile import Profile, Search
+from jobsearch.store.learned import learned_for
 
 State = Literal["pending", "drafted", "dropped"]
 log = structlog.get_logger("jobsearch.dedupe")
@@ -72,15 +74,22 @@ def _features_json(features: match.Features) -> bytes:
 
 
 def record_posting(
-    db: sqlite3.Connection, posting: Posting, search: Search, run_id: str, profile: Profile | None = None
+    db: sqlite3.Connection,
+    posting: Posting,
+    search: Search,
+    run_id: str,
+    profile: Profile | None = None,
+    *,
+    learned: Learned | None = None,
 ) -> Decision:
     """Match, merge, filter and record one posting of run `run_id`, inside the caller's
-    transaction; with the run's `profile`, score the listing's fit for it too."""
+    transaction; with the run's `profile`, score the listing's fit for it too (with the weights
+    `learned` from the person's decisions, when there are)."""
     decision = _Recording(db, posting, run_id).run(search)
     if profile is None:
         return decision
     try:
-        fit = score(profile, decision.listing, date.today())
+        fit = score(profile, decision.listing, date.today(), learned)
     except Exception as exc:  # a fault of the score never costs the person the listing
         log.warning("dedupe.fit_failed", listing=decision.listing.id, error=f"{type(exc).__name__}: {exc}")
         return decision
@@ -109,10 +118,12 @@ def record_postings(
     busy, disk full) are raised: the whole batch is then tried again.
     """
     out: list[Decision | str] = []
+    # The fit weights learned from the person's statuses (`jobsearch.store.learned`), read once.
+    learned = _learned(db, profile) if profile is not None else None
     for posting in postings:
         db.execute("SAVEPOINT one_posting")
         try:
-            out.append(record_posting(db, posting, search, run_id, profile))
+            out.append(record_posting(db, posting, search, run_id, profile, learned=learned))
         except sqlite3.Error:
             raise
         except Exception as exc:  # a posting's own failure: keep the batch's others
@@ -127,6 +138,18 @@ def record_postings(
         finally:
             db.execute("RELEASE one_posting")
     return out
+
+
+def _learned(db: sqlite3.Connection, profile: Profile) -> Learned | None:
+    """The learned weights, or None should learning fail: a fault of it never costs a listing
+    (the database's own errors are raised, and the batch is tried again)."""
+    try:
+        return learned_for(db, profile)
+    except sqlite3.Error:
+        raise
+    except Exception as exc:
+        log.warning("dedupe.learning_failed", error=f"{type(exc).__name__}: {exc}")
+        return None
 
 
 def mark_drafted(db: sqlite3.Connection, owed: Iterable[tuple[str, str]]) -> None:
@@ -167,7 +190,8 @@ class SeenSet:
         its fit: atomically."""
         posting = posting_of(listing)
         with immediate(self.conn) as db:
-            return record_posting(db, posting, search, run_id, profile)
+            learned = _learned(db, profile) if profile is not None else None
+            return record_posting(db, posting, search, run_id, profile, learned=learned)
 
     def mark_drafted(self, listing_id: str, owner: str) -> None:
         """`mark_drafted` in a transaction of its own."""

@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # compose builds on this module; the message type is only nam
 
 Kind = Literal["listed", "closed"]
 # Statuses with which the person said they are done with a listing: nothing about it is news.
-ENDED = ("Rejected", "Withdrawn")
+ENDED = ("Rejected", "Withdrawn", "Dismissed")
 MAX_FIELD = 160  # characters of one scraped field in a line (a title of a page's length is cut)
 _LOCATIONS_SHOWN = 3
 

@@ -25,7 +25,7 @@ from jobsearch.llm._transport import Provider
 from jobsearch.llm.errors import LlmConfigError, ProviderRejected
 from jobsearch.llm.messages import LlmRequest, Reply
 from jobsearch.llm.settings import LlmSettings
-from jobsearch.llm.template import SUPPORTED_LANGUAGES, Note, Wording, wording
+from jobsearch.llm.template import SUPPORTED_LANGUAGES, Note, Wording, requirements, wording
 from jobsearch.llm.template.prose import cell_safe, plain, role_name, sentence
 from jobsearch.profile import Profile
 
@@ -157,10 +157,18 @@ def cover_letter(profile: Profile, listing: MergedListing) -> str:
     summary = plain(person.summary)
     listing_words = _words(f"{listing.title} {listing.description}")
     budget = profile.writing.cover_letter_words
+    # What the posting requires that the person meets leads, in place of the profile's summary;
+    # what it requires that they have not used is named plainly, never claimed.
+    reading = requirements(profile, listing)
+    gaps = f" {say.gaps(reading.unmet)}" if reading.unmet else ""
+    asked = say.requirements(reading.required[:6]) + gaps if reading.required else ""
     paragraphs = [
         say.greeting(company),
-        say.opening(_role(profile, listing), company) + (f" {sentence(summary)}" if summary else ""),
+        say.opening(_role(profile, listing), company)
+        + (f" {sentence(summary)}" if summary and not asked else ""),
     ]
+    if asked:
+        paragraphs.append(asked)
     # The most recent roles, in the profile's order (newest first); within a role, the
     # highlights that share most words with the posting come first.
     used = sum(len(p.split()) for p in paragraphs)
@@ -180,10 +188,14 @@ def cover_letter(profile: Profile, listing: MergedListing) -> str:
         if used > budget * 0.8:
             break
     skills = [plain(s) for s in matched_skills(profile, listing) if plain(s)]
-    if skills:
-        paragraphs.append(say.skills_matched(skills[:6]))
+    if asked:
+        pass  # the skills were named after the opening
+    elif skills:
+        paragraphs.append(say.skills_matched(skills[:6]) + gaps)
     elif strengths := [plain(s) for s in person.skills if plain(s)]:
-        paragraphs.append(say.skills_general(strengths[:5]))
+        paragraphs.append(say.skills_general(strengths[:5]) + gaps)
+    elif gaps:
+        paragraphs.append(gaps.strip())
     paragraphs.append(say.closing(company))
     paragraphs.append(say.sign_off(_signature(profile)))
     return "\n\n".join(paragraphs)

@@ -13,6 +13,10 @@ Routing: each drafting step names its provider and model, with a fallback chain.
 | `LLM_MAX_RUN_WAIT` | seconds: the longest a call waits for a paused provider (a named wait) | 300 |
 | `LLM_PRICES_FILE` | a TOML price table overriding the built-in one | none |
 | `LLM_TRACE_CONTENT` | `1`: prompts and drafts in the provider spans (GenAI content attributes) | off |
+| `FIT_PROVIDER`, `FIT_MODEL`, `FIT_FALLBACK` | a model judges the shortlist's fit (not `offline`) | none |
+| `FIT_TOP` | how many listings, best local fit first, a run's shortlist has judged | 20 |
+| `EXTRACT_PROVIDER`, `EXTRACT_MODEL`, `EXTRACT_FALLBACK` | a model reads the HN comments the rules cannot (not `offline`) | none |
+| `EXTRACT_MAX` | how many such comments a source job sends to the model, at most | 50 |
 
 A missing key, an unknown provider name or a malformed number fails here, naming the variable.
 """
@@ -210,6 +214,132 @@ def _provider_settings(env: Mapping[str, str], name: ProviderName) -> ProviderSe
         requests_per_minute=_int(env, f"{prefix}_RPM", None),
         tokens_per_minute=_int(env, f"{prefix}_TPM", None),
     )
+
+
+FIT_STEP = "fit"  # the fit judgement's route in `LlmSettings.routes` (`jobsearch.fit.judge`)
+
+
+class FitJudgeSettings(msgspec.Struct, kw_only=True, frozen=True):
+    """The optional fit judgement (`FIT_*`): its provider chain as an `LlmSettings` whose only
+    route is `FIT_STEP`, and how many of a shortlist's best listings it judges."""
+
+    llm: LlmSettings
+    top: int = 20
+
+    @property
+    def chain(self) -> list[Target]:
+        """The providers asked, in order."""
+        return self.llm.routes[FIT_STEP]
+
+    @property
+    def chain_key(self) -> str:
+        """The chain in words ("openai/gpt-4o-mini,anthropic/claude-haiku-4-5"): a stored
+        judgement is reused only for the same chain."""
+        return ",".join(f"{t.provider}/{t.model}" for t in self.chain)
+
+
+def _fit_names(env: Mapping[str, str]) -> list[ProviderName]:
+    names = [_provider(env, "FIT_PROVIDER"), *_chain_names(env, "FIT_FALLBACK")]
+    if "offline" in names:
+        variable = "FIT_PROVIDER" if names[0] == "offline" else "FIT_FALLBACK"
+        raise LlmConfigError(
+            f"{variable}: the offline template does not judge fit; name a model provider "
+            f"({', '.join(p for p in PROVIDERS if p != 'offline')}) or unset FIT_PROVIDER"
+        )
+    return list(dict.fromkeys(names))
+
+
+def load_fit_settings(env: Mapping[str, str] | None = None) -> FitJudgeSettings | None:
+    """The fit judgement's settings, or None when `FIT_PROVIDER` is not set (no judgement).
+
+    Timeouts, retries, waits and prices are the `LLM_*` ones; each provider of the chain needs its
+    key, as a drafting step's does.
+
+    Raises:
+        LlmConfigError: `offline` or an unknown name in the chain, a key missing, a bad number.
+    """
+    env = os.environ if env is None else env
+    if not env.get("FIT_PROVIDER", "").strip():
+        return None
+    names = _fit_names(env)
+    providers: dict[str, ProviderSettings] = {name: _provider_settings(env, name) for name in names}
+    model = env.get("FIT_MODEL", "").strip() or providers[names[0]].model
+    chain = [Target(names[0], model)] + [Target(name, providers[name].model) for name in names[1:]]
+    llm = LlmSettings(
+        providers=providers,
+        routes={FIT_STEP: chain},
+        prices=load_prices(env.get("LLM_PRICES_FILE", "").strip() or None),
+        timeout=_number(env, "LLM_TIMEOUT", 60.0, minimum=0.1) or 60.0,
+        retries=_int(env, "LLM_RETRIES", 2, minimum=0) or 0,
+        max_inline_wait=_number(env, "LLM_MAX_INLINE_WAIT", 10.0, minimum=0) or 0.0,
+        max_run_wait=_number(env, "LLM_MAX_RUN_WAIT", 300.0, minimum=0) or 0.0,
+        trace_content=_flag(env, "LLM_TRACE_CONTENT"),
+    )
+    return FitJudgeSettings(llm=llm, top=_int(env, "FIT_TOP", 20) or 20)
+
+
+EXTRACT_STEP = "extract"  # the comment reading's route (`jobsearch.sources.hn.extract`)
+
+
+class ExtractSettings(msgspec.Struct, kw_only=True, frozen=True):
+    """The optional model pass over the Hacker News comments the rules cannot read (`EXTRACT_*`):
+    its provider chain as an `LlmSettings` whose only route is `EXTRACT_STEP`, and how many
+    comments one source job sends, at most. It never follows `LLM_PROVIDER`: scraped comments go to
+    a provider only when the person names one for them."""
+
+    llm: LlmSettings
+    most: int = 50
+
+    @property
+    def chain(self) -> list[Target]:
+        """The providers asked, in order."""
+        return self.llm.routes[EXTRACT_STEP]
+
+    @property
+    def by(self) -> str:
+        """The first provider and model asked, as the summary names it ("openai/gpt-4o-mini")."""
+        return f"{self.chain[0].provider}/{self.chain[0].model}"
+
+
+def _own_chain(env: Mapping[str, str], prefix: str, step: str, what: str) -> LlmSettings:
+    """The provider layer's settings for one route, `step`: the chain `<prefix>_PROVIDER`, `_MODEL`,
+    `_FALLBACK` names (never `offline`), with the `LLM_*` timeouts, retries, waits and prices."""
+    names = [_provider(env, f"{prefix}_PROVIDER"), *_chain_names(env, f"{prefix}_FALLBACK")]
+    if "offline" in names:
+        variable = f"{prefix}_PROVIDER" if names[0] == "offline" else f"{prefix}_FALLBACK"
+        raise LlmConfigError(
+            f"{variable}: the offline template does not {what}; name a model provider "
+            f"({', '.join(p for p in PROVIDERS if p != 'offline')}) or unset {prefix}_PROVIDER"
+        )
+    names = list(dict.fromkeys(names))
+    providers: dict[str, ProviderSettings] = {name: _provider_settings(env, name) for name in names}
+    model = env.get(f"{prefix}_MODEL", "").strip() or providers[names[0]].model
+    chain = [Target(names[0], model)] + [Target(name, providers[name].model) for name in names[1:]]
+    return LlmSettings(
+        providers=providers,
+        routes={step: chain},
+        prices=load_prices(env.get("LLM_PRICES_FILE", "").strip() or None),
+        timeout=_number(env, "LLM_TIMEOUT", 60.0, minimum=0.1) or 60.0,
+        retries=_int(env, "LLM_RETRIES", 2, minimum=0) or 0,
+        max_inline_wait=_number(env, "LLM_MAX_INLINE_WAIT", 10.0, minimum=0) or 0.0,
+        max_run_wait=_number(env, "LLM_MAX_RUN_WAIT", 300.0, minimum=0) or 0.0,
+        trace_content=_flag(env, "LLM_TRACE_CONTENT"),
+    )
+
+
+def load_extract_settings(env: Mapping[str, str] | None = None) -> ExtractSettings | None:
+    """The comment reading's settings, or None when `EXTRACT_PROVIDER` is not set (no model pass,
+    whatever `LLM_PROVIDER` says).
+
+    Raises:
+        LlmConfigError: `offline` or an unknown name in the chain, a key missing, a bad number
+            (`EXTRACT_MAX` or an `LLM_*` one).
+    """
+    env = os.environ if env is None else env
+    if not env.get("EXTRACT_PROVIDER", "").strip():
+        return None
+    llm = _own_chain(env, "EXTRACT", EXTRACT_STEP, "read comments")
+    return ExtractSettings(llm=llm, most=_int(env, "EXTRACT_MAX", 50) or 50)
 
 
 def load_llm_settings(env: Mapping[str, str] | None = None) -> LlmSettings:

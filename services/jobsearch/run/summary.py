@@ -17,9 +17,11 @@ import msgspec
 
 from jetjobs import StatusRecord
 from jobsearch.dedupe.report import RunOutcomes
+from jobsearch.fit.judge import Judging
 from jobsearch.jobs import (
     BOARD_READ,
     DRAFT,
+    DRAFT_SHORTLIST,
     EXPORT,
     EXPORT_BATCH,
     LISTING,
@@ -59,6 +61,8 @@ class RunSummary(msgspec.Struct, kw_only=True):
     command: str = "run"  # the command that ran: `run` or `replay` (heads the summary)
     sources_ok: int = 0
     sources_failed: list[str] = []
+    # Per source that dropped postings: "hackernews: 81 postings from 89 comments; 6 not postings".
+    source_skips: list[str] = []
     # Every posting the boards gave is one of: new (a listing new to the person), updated (a
     # posting seen before that changed), merged (one more posting of a listing already known),
     # unchanged (seen before, as it was), filtered (its listing is dropped by the profile), or
@@ -91,6 +95,9 @@ class RunSummary(msgspec.Struct, kw_only=True):
     shortlisted: int = 0
     below_bar: int = 0
     held_back: int = 0
+    # A model's judgement of the shortlist's fit (FIT_PROVIDER), when one was asked: its counts,
+    # tokens and cost (from the shortlist job's result).
+    fit_judging: Judging | None = None
     failures: list[str] = []  # dead jobs (and other failures), one line each
     failed_jobs: int = 0
     dead_letters_before: int = 0  # in the dead-letter stream already when the run began
@@ -149,6 +156,7 @@ def summarise(
     summary.sources_ok = len(own.sources)  # once per source, however many jobs read it
     # A broken board's source job is dead-lettered with the reason (the fetch stage names it).
     summary.sources_failed = [str(record.error) for record in own.dead if record.type == SOURCE]
+    summary.source_skips = source_skip_lines(progress.results.get(SOURCE, []))
     outcomes = outcomes or RunOutcomes()
     # What the boards reported giving; at least what dedupe recorded (a source job that submitted
     # its postings and then died has no report).
@@ -174,6 +182,7 @@ def summarise(
     summary.fallbacks = numbers.fallbacks
     summary.draft_issues = numbers.draft_issues
     summary.issue_reasons = numbers.issue_reasons
+    summary.fit_judging = _judging(progress)
     dead = [record for record in own.dead if record.type != SOURCE]
     summary.failed_jobs = len(dead)
     summary.failures = [_failure(record) for record in dead]
@@ -188,6 +197,18 @@ def summarise(
         summary.tracker = str(tracker.get("path"))
         summary.tracker_rows = int(tracker.get("rows") or 0)
     return summary
+
+
+def _judging(progress: Progress) -> Judging | None:
+    """What the run's shortlist job says its fit judgement did (None: no judge was set)."""
+    for record in progress.records.values():
+        result = record.result
+        if record.type == DRAFT_SHORTLIST and isinstance(result, dict) and result.get("judging"):
+            try:
+                return msgspec.convert(result["judging"], Judging)
+            except msgspec.ValidationError:
+                return None
+    return None
 
 
 def own_work(progress: Progress, *run_ids: str | None) -> RunWork:
@@ -229,10 +250,12 @@ def format_summary(summary: RunSummary) -> list[str]:
     failed = f", {len(summary.sources_failed)} failed" if summary.sources_failed else ", 0 failed"
     lines.append(f"  sources    {summary.sources_ok} ok{failed}")
     lines.extend(f"               failed: {line}" for line in summary.sources_failed)
+    lines.extend(f"               {line}" for line in summary.source_skips)
     lines.append(listings_line(summary))
     if summary.listings_closed or summary.listings_stale or summary.listings_reopened:
         lines.append(closed_line(summary))
     lines.extend(drafts_lines(summary))
+    lines.extend(judging_lines(summary.fit_judging))
     before = summary.dead_letters_before
     letters = _plural(before, "dead letter")
     waiting = f"; {before} {letters} from before this run (jetjobs dlq list)" if before else ""
@@ -326,6 +349,37 @@ def drafts_lines(summary: RunSummary) -> list[str]:
     return lines
 
 
+def judging_lines(judging: Judging | None) -> list[str]:
+    """The fit judgement's line, and why some listings kept their local fit.
+
+    ```
+      fit        openai/gpt-4o-mini judged the best 5 by local fit: 4 moved, 1 dropped, 0 failed; 6,900 tokens, $0.0017
+                 kept their local fit: 1 dropped (its rationale cited what neither the listing nor the profile says)
+                   the rationale quotes 'ten years of COBOL at NASA' (1)
+    ```
+    """  # noqa: E501 (the example is the line as printed)
+    if judging is None:
+        return []
+    reused = f" ({judging.reused} judged by an earlier run)" if judging.reused else ""
+    tokens = judging.tokens_in + judging.tokens_out
+    moved = judging.judged + judging.reused
+    lines = [
+        f"  fit        {judging.by} judged the best {judging.top} by local fit: {moved} moved{reused}, "
+        f"{judging.dropped} dropped, {judging.failed} failed; {tokens:,} tokens, ${judging.cost_usd:.4f}"
+    ]
+    kept = []
+    if judging.dropped:
+        kept.append(
+            f"{judging.dropped} dropped (its rationale cited what neither the listing nor the profile says)"
+        )
+    if judging.failed:
+        kept.append(f"{judging.failed} failed (no provider answered)")
+    if kept:
+        lines.append(f"             kept their local fit: {'; '.join(kept)}")
+    lines.extend(f"               {why} ({n})" for why, n in list(judging.reasons.items())[:3])
+    return lines
+
+
 def timings_lines(summary: RunSummary) -> list[str]:
     """`jobsearch run --timings`: each job type's count, busy time and rate (the ledger's clock)."""
     lines = []
@@ -374,3 +428,28 @@ def listings_line(summary: RunSummary) -> str:
 
 
 WATCHED = (SEARCH, SOURCE, LISTING, LISTING_BATCH, BOARD_READ, DRAFT, EXPORT, EXPORT_BATCH, TRACKER)
+
+
+def source_skip_lines(results: list[Any]) -> list[str]:
+    """One line per source whose board gave items it did not keep, from the source jobs' results:
+    `hackernews: 81 postings from 89 comments; 6 not postings, 2 unreadable`. A Hacker News
+    comment's reasons "not a posting: <why>" count together; other reasons are named as given."""
+    lines: dict[str, str] = {}
+    for result in results:
+        if not isinstance(result, dict) or not isinstance(result.get("skipped_reasons"), dict):
+            continue
+        reasons: dict[str, int] = {}
+        for reason, n in result["skipped_reasons"].items():
+            if isinstance(n, int) and n > 0:
+                key = "not postings" if str(reason).startswith("not a posting") else str(reason)
+                key = "unreadable" if key == "unreadable comment" else key
+                reasons[key] = reasons.get(key, 0) + n
+        if not reasons:
+            continue
+        listings, read = result.get("listings"), result.get("read")
+        given = f"{listings if isinstance(listings, int) else 0:,} postings"
+        if isinstance(read, int) and read > 0:
+            given += f" from {read:,} {'comments' if result.get('board') == 'hackernews' else 'items'}"
+        told = ", ".join(f"{n:,} {reason}" for reason, n in sorted(reasons.items(), key=lambda r: -r[1]))
+        lines[str(result.get("source"))] = f"{result.get('source')}: {given}; {told}"
+    return list(lines.values())

@@ -11,8 +11,11 @@ from jobsearch.fit import Reason
 from jobsearch.jobs import Check, Step
 from jobsearch.listing import MergedListing, Salary, SourceRef, Workplace
 
-Status = Literal["Saved", "Drafted", "Applied", "Screen", "Interview", "Offer", "Rejected", "Withdrawn"]
-# The tracker's fixed vocabulary, in the order an application moves through it.
+Status = Literal[
+    "Saved", "Drafted", "Applied", "Screen", "Interview", "Offer", "Rejected", "Withdrawn", "Dismissed"
+]
+# The tracker's fixed vocabulary, in the order an application moves through it; Dismissed: "not for
+# me", a listing the person will not apply to (the fit score learns from it: `jobsearch.store.learned`).
 STATUSES: tuple[Status, ...] = (
     "Saved",
     "Drafted",
@@ -22,6 +25,7 @@ STATUSES: tuple[Status, ...] = (
     "Offer",
     "Rejected",
     "Withdrawn",
+    "Dismissed",
 )
 _BY_FOLDED = {status.casefold(): status for status in STATUSES}
 StatusSource = Literal["pipeline", "tracker", "mark", "ui"]

@@ -11,6 +11,8 @@ runs ─┐                 listings ──┬── listing_sources   (every bo
                                    ├── notes_history     (every notes text)
                                    ├── tracker_rows      (what the tracker last showed: edit detection)
                                    └── conflicts         (edited in the sheet and here: both kept)
+fit_judgements (a model's judgement of a listing's fit, by revision, profile and chain)
+fit_learning   (the fit weights learned from the person's decisions, per person)
 ```
 Dedupe keeps its own `dedupe_*` tables in the same file; nothing here reads them.
 """
@@ -19,7 +21,9 @@ from __future__ import annotations
 
 import sqlite3
 
-VERSION = 6
+from jobsearch.fit.judge_store import TABLE as FIT_JUDGEMENTS
+
+VERSION = 8
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -134,6 +138,14 @@ CREATE TABLE IF NOT EXISTS digest_items (   -- version 6: what a digest told, so
     at           TEXT NOT NULL,
     PRIMARY KEY (listing_id, kind)
 );
+CREATE TABLE IF NOT EXISTS fit_learning (  -- version 8: fit weights learned from the person's decisions
+    person       TEXT PRIMARY KEY,          -- the profile's person, by name (`jobsearch.store.learned`)
+    learned      TEXT,                      -- JSON Learned (multipliers per component) or NULL: none
+    fingerprint  TEXT NOT NULL DEFAULT '',  -- the newest decision row, reset and profile learned from
+    reset_after  INTEGER NOT NULL DEFAULT 0,-- status_history rows up to this id count no more
+    learned_at   TEXT,
+    reset_at     TEXT
+);
 CREATE TABLE IF NOT EXISTS conflicts (
     id             INTEGER PRIMARY KEY,
     listing_id     TEXT NOT NULL REFERENCES listings(id),
@@ -151,7 +163,8 @@ CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL
 
 
 # Columns that later versions added to an older file (2: workplace..pay_note; 3: fell_over;
-# 4: fit, fit_reasons; 5: closed_at, stale_at; 6: runs.trigger, the digest_items table).
+# 4: fit, fit_reasons; 5: closed_at, stale_at; 6: runs.trigger, the digest_items table;
+# 7: the fit_judgements table (`FIT_JUDGEMENTS`); 8: the fit_learning table, made by `_TABLES`).
 _ADDED = (
     ("listings", "workplace", "TEXT"),
     ("listings", "revision", "INTEGER NOT NULL DEFAULT 0"),
@@ -175,7 +188,9 @@ def migrate(conn: sqlite3.Connection) -> None:
     Raises:
         sqlite3.DatabaseError: the file is not a database, or was written by a newer jobsearch.
     """
-    conn.executescript(_TABLES + META)
+    # Version 7 added `fit_judgements` (`jobsearch.fit.judge_store` owns it: dedupe's shortlist
+    # writes it, and makes it there too in a file no Store has opened yet).
+    conn.executescript(_TABLES + FIT_JUDGEMENTS + META)
     row = conn.execute("SELECT value FROM store_meta WHERE key = 'version'").fetchone()
     if row is not None and int(row[0]) > VERSION:
         raise sqlite3.DatabaseError(

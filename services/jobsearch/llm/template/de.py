@@ -48,6 +48,21 @@ def role_lead(index: int, title: str, employer: str, start: int | None, end: int
     return f"{lead} als {title} bei {employer} tätig{period}"
 
 
+def requirements(required: list[str]) -> str:
+    """The posting's requirements that the person meets: "Die Ausschreibung verlangt Go und
+    PostgreSQL; mit beiden arbeite ich in meinem Berufsalltag."."""
+    if len(required) == 1:
+        return f"Die Ausschreibung verlangt {required[0]}; damit arbeite ich in meinem Berufsalltag."
+    each = "beiden" if len(required) == 2 else "all diesen"
+    return f"Die Ausschreibung verlangt {_join(required)}; mit {each} arbeite ich in meinem Berufsalltag."
+
+
+def gaps(unmet: list[str]) -> str:
+    """What the posting requires that the person has not used, said plainly."""
+    them = "Damit" if len(unmet) == 1 else "Mit diesen"
+    return f"Sie nennt außerdem {_join(unmet)}. {them} habe ich noch nicht gearbeitet."
+
+
 def skills_matched(skills: list[str]) -> str:
     """The posting's skills that the person has."""
     return (

@@ -56,6 +56,20 @@ def role_lead(index: int, title: str, employer: str, start: int | None, end: int
     return f"{lead}, as {title} at {employer}{_period(start, end)}"
 
 
+def requirements(required: list[str]) -> str:
+    """The posting's requirements that the person meets: "The posting asks for Go and PostgreSQL;
+    I use both in my work."."""
+    if len(required) == 1:
+        return f"The posting asks for {required[0]}, which I use in my work."
+    each = "both" if len(required) == 2 else "each of them"
+    return f"The posting asks for {_join(required)}; I use {each} in my work."
+
+
+def gaps(unmet: list[str]) -> str:
+    """What the posting requires that the person has not used, said plainly."""
+    return f"It also asks for {_join(unmet)}, which I have not used yet."
+
+
 def skills_matched(skills: list[str]) -> str:
     """The posting's skills that the person has."""
     return (

@@ -42,6 +42,15 @@ class Wording(Protocol):
         stop: the template adds ":" and the highlights, or the stop."""
         ...
 
+    def requirements(self, required: list[str]) -> str:
+        """The paragraph after the opening: the skills the posting requires that the person has."""
+        ...
+
+    def gaps(self, unmet: list[str]) -> str:
+        """The sentence that names, plainly, the tools the posting requires that the person has not
+        used (it claims none of them)."""
+        ...
+
     def skills_matched(self, skills: list[str]) -> str:
         """The paragraph on the person's skills that the posting mentions, honest about the rest."""
         ...
