@@ -1,10 +1,13 @@
 """The draft checks on the hand-labelled sets: the floors the issue sets, and the loader's rules.
 
 `main.toml` was written before the checks were rebuilt and then tuned on; `holdout.toml`,
-`fresh.toml` and `fresh2.toml` were each measured once as they came, by people who never read the
-checks, and then tuned on; the floors (at least 90% of invented claims caught, at most 10% of
-honest drafts flagged) hold on those four. `fresh3.toml` came last and is not reached: its figures
-are held where they stand (docs/drafting.md#measured), so that no change makes them worse.
+`fresh.toml`, `fresh2.toml`, `fresh3.toml` and `fresh4.toml` were each measured once as they came,
+by people who had not read the checks, and then tuned on. `fresh5.toml` was written with fresh4
+and kept out of the tuning until the checks were reworked for claim positions: its one unseen run
+caught 21 of 24 invented claims (87.5%) and flagged 5 of 24 honest drafts (20.8%), short of the
+bar; the generic causes it showed were then mended (docs/drafting.md#measured). Every set is held
+at the bar: at least 90% of invented claims caught, and caught by a check that quotes the claim,
+at most 10% of honest drafts flagged.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ import pytest
 from tests.draft_check_set import FIXTURES, KINDS, DraftSetError, evaluate, load_set, main
 
 SETS = sorted(FIXTURES.glob("*.toml"))
-# (invented caught at least, honest flagged at most), in percent, where a set is not at the bar.
-FLOORS = {"fresh3.toml": (83.0, 42.0)}
+# (invented caught at least, honest flagged at most), in percent, for a set not at the bar: none now.
+FLOORS: dict[str, tuple[float, float]] = {}
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
@@ -30,6 +33,8 @@ def test_the_checks_catch_nine_in_ten_inventions_and_flag_at_most_one_honest_dra
     assert report.honest >= 24
     assert report.caught_pct >= caught, report.render()
     assert report.flagged_pct <= flagged, report.render()
+    # caught for the right reason: a failed check quotes the invented claim
+    assert 100.0 * sum(report.named.values()) / sum(report.invented.values()) >= caught, report.render()
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
@@ -58,5 +63,7 @@ def test_the_report_command_prints_the_figures(capsys: pytest.CaptureFixture[str
     out = capsys.readouterr().out
     assert "invented caught: " in out
     assert "honest flagged:" in out
+    assert "caught naming the claim: " in out
+    assert "ms of checks per draft" in out
     for kind in KINDS:
         assert kind in out

@@ -7,18 +7,19 @@ the Review column shows and the second request to the provider repeats:
 | check            | fails when the draft ...                                                   |
 |------------------|----------------------------------------------------------------------------|
 | `length`         | is empty; a note over 300 characters; a letter outside 40%-200% of the words asked |
-| `names`          | uses a name (organisation, school, person, product, place) neither source uses |
+| `names`          | puts a name neither source uses where a letter states a fact (`positions`) |
 | `employment`     | says the person worked somewhere that is not one of the profile's employers |
 | `titles`         | gives the person a job title the profile does not                         |
 | `degrees`        | claims a degree (family and field) the profile does not hold               |
 | `schools`        | says the person studied at a school that is not one of the profile's       |
 | `certifications` | claims a certification the profile does not name                          |
-| `skills`         | claims a tool, platform or language the profile does not list              |
+| `skills`         | claims a tool, platform or language the profile does not list, or a listing-only tool |
 | `numbers`        | states a figure, count, percentage, year or duration no source states or gives |
 | `links`          | links to a URL, domain or address outside the profile and the listing's URLs |
 | `injection`      | carries anything from the listing's instructions to a model               |
 
-How the text is read is in `text`; the words known without a profile in `vocabulary`.
+How the text is read is in `text`; where a name claims something in `positions`; the words known
+without a profile in `vocabulary`.
 """
 
 from __future__ import annotations

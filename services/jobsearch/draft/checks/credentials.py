@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from jobsearch.draft.checks.facts import Facts, degree_families
+from jobsearch.draft.checks.facts import SYNONYMS, Facts, degree_families, initialisms
 from jobsearch.draft.checks.text import bare, clauses, contains, fold, sentences, words
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import (
@@ -29,7 +29,8 @@ from jobsearch.jobs import Check
 
 _DEGREE = re.compile(
     r"\b(?:ph\.?\s?d|doctorate|m\.?b\.?a|master'?s?|m\.?sc|bachelor'?s?|b\.?sc|b\.?a\.|m\.?a\.|b\.?eng|"
-    r"m\.?eng|b\.?tech|m\.?tech|(?:higher\s+)?diploma|degree)\b",
+    r"m\.?eng|b\.?tech|m\.?tech|(?:higher\s+)?diploma|degree|pharm\.?\s?d|[bm]\.?\s?pharm|[bm]\.ed|"
+    r"ll\.?[bm]|ed\.d|bacharelado|licenciatura)(?!\w)",
     re.IGNORECASE,
 )
 _FIELD = re.compile(
@@ -73,11 +74,16 @@ def _field(after: str) -> set[str]:
     return set(fold(" ".join(_field_words(after))).split()) - _GENERIC_FIELD
 
 
-def _degree_held(families: set[str], field: set[str], facts: Facts) -> bool:
+def _degree_held(families: set[str], field: set[str], facts: Facts, *, named: bool = False) -> bool:
+    """Whether the profile holds a degree of one of `families` in `field`; `named` when the draft
+    names the degree itself ("Master of Education"), which must then be the profile's ("Master of
+    Teaching" is another degree, whatever its field)."""
     for degree in facts.degrees:
         if families and not families & degree.families:
             continue
-        if field and not field & (degree.field_words - _GENERIC_FIELD):
+        if named and degree.named and not field & degree.named:
+            continue
+        if field and not field & ((degree.field_words | degree.named) - _GENERIC_FIELD):
             continue
         return True
     return False
@@ -95,9 +101,10 @@ def check_degrees(text: str, facts: Facts) -> Check:
                 field = _field(clause[match.end() :])
                 if not families and not field and facts.degrees:
                     continue  # "my degree", "the degree": the profile's own
-                if not _degree_held(families, field, facts):
-                    named = _field_words(clause[match.end() :])
-                    end = clause.find(named[-1], match.end()) + len(named[-1]) if named else match.end()
+                named = bool(re.match(r"\s+of\s", clause[match.end() :]))
+                if not _degree_held(families, field, facts, named=named):
+                    shown = _field_words(clause[match.end() :])
+                    end = clause.find(shown[-1], match.end()) + len(shown[-1]) if shown else match.end()
                     bad.append(clause[match.start() : end].strip())
     return verdict("degrees", bad, lambda shown: f"claims {shown}, a degree your profile does not list")
 
@@ -108,12 +115,23 @@ def _certifications(clause: str) -> list[str]:
     found: list[str] = []
     tokens = words(clause)
     for i, word in enumerate(tokens):
-        if CERTIFICATION_WORD.fullmatch(word.text):
+        if CERTIFICATION_WORD.fullmatch(word.text) or _CERTIFIED_SUFFIX.search(word.text):
+            if _CERTIFIED_SUFFIX.search(word.text):  # "PMP-certified", "FRM-certified"
+                found.append(word.text)
+                continue
             start = i
-            while start > 0 and (tokens[start - 1].capitalised or "/" in tokens[start - 1].text):
+            while (
+                start > 0
+                and (tokens[start - 1].capitalised or "/" in tokens[start - 1].text)
+                and "," not in clause[tokens[start - 1].end : tokens[start].start]
+            ):
                 start -= 1
             end = i
-            while end + 1 < len(tokens) and tokens[end + 1].capitalised:
+            while (
+                end + 1 < len(tokens)
+                and tokens[end + 1].capitalised
+                and "," not in clause[tokens[end].end : tokens[end + 1].start]
+            ):
                 end += 1
             if end > start:  # a bare "certification" names nothing to compare
                 found.append(clause[tokens[start].start : tokens[end].end])
@@ -122,18 +140,78 @@ def _certifications(clause: str) -> list[str]:
     return found
 
 
+_CERTIFIED_SUFFIX = re.compile(r"^[A-Z][\w/&.]*-(?:certified|accredited|chartered)$")
+# A membership a body grants: "a chartered member of the IStructE", "a fellow of the RICS".
+_MEMBER = re.compile(
+    r"\b(?:chartered|incorporated|full|associate|registered)?\s*(?:member|fellow|associate)\s+(?:of|with)\s+"
+    r"(?:the\s+)?([A-Z][\w&.'-]*(?:\s+(?:of\s+|&\s+)?[A-Z][\w&.'-]*)*)"
+)
+
+
+def _school_credential(name: str, facts: Facts) -> bool:
+    """A certificate named by the school that gave it ("a UQAM certificate"), one the profile's
+    education holds."""
+    plain = set(fold(CERTIFICATION_WORD.sub(" ", name)).split())
+    schools = {i.lower() for n in facts.school_names for i in initialisms(n)} | {
+        w for school in facts.schools for w in school.split()
+    }
+    return bool(plain) and plain <= schools
+
+
+def _about_listing(name: str, sentence: str, facts: Facts) -> bool:
+    return contains(facts.listing_text, fold(name)) or bool(
+        facts.hiring_company and contains(fold(sentence), facts.hiring_company)
+    )
+
+
+def _gap_before_last_part(clause: str) -> bool:
+    """Whether a clause says the person lacks or wants what it names: a gap word anywhere but in a
+    trailing aside after a comma ("... and a PRINCE2 Practitioner, keen on legal operations")."""
+    head, comma, tail = clause.rpartition(",")
+    if (
+        comma
+        and GAP.search(tail)
+        and not GAP.search(head)
+        and _CERTISH.search(head)
+        and not _CERTISH.search(tail)
+    ):
+        return False
+    return bool(GAP.search(clause))
+
+
+_CERTISH = re.compile(r"[A-Z]{2,}|\b(?i:certified|certificate|certification|accredited|belt)\b")
+
+
 def check_certifications(text: str, facts: Facts) -> Check:
     """Every certification claimed as the person's is one the profile names."""
     bad: list[str] = []
     for sentence in sentences(text):
-        for clause in clauses(sentence):
-            if GAP.search(clause) or not _about_person(clause, sentence):
+        # brackets do not part a certification from its name: "VTS (ECC) certified"
+        for clause in clauses(re.sub(r"[()\[\]]", " ", sentence)):
+            if _gap_before_last_part(clause):
                 continue
-            for name in _certifications(clause):
+            if not _about_person(clause, sentence):
+                # a note's self-description: "Senior designer in Barcelona, NN/g UX certified"
+                if _THEIRS.search(sentence):
+                    continue
+                found = [n for n in _certifications(clause) if not _about_listing(n, sentence, facts)]
+            else:
+                found = _certifications(clause) + [
+                    m.group(1)
+                    for m in _MEMBER.finditer(clause)
+                    if not contains(facts.profile_text, fold(m.group(1)))
+                    and not set(fold(m.group(1)).split()) & set(facts.hiring_company.split())
+                ]
+            for name in found:
+                if _school_credential(name, facts):
+                    continue
                 plain = fold(CERTIFICATION_WORD.sub(" ", bare(name)))  # "certified X" is X
-                if not contains(facts.profile_text, plain) and not contains(
-                    facts.profile_text, fold(bare(name))
-                ):
+                other = {plain, SYNONYMS.get(plain, plain)} | {k for k, v in SYNONYMS.items() if v == plain}
+                whole = contains(facts.profile_text, fold(bare(name)))
+                # a skill the profile lists is no certification in it: "certified Articulate
+                # Storyline developer" when the profile only lists Articulate Storyline
+                skill_only = plain in facts.profile_skills and plain != fold(bare(name))
+                if not whole and (skill_only or not any(contains(facts.profile_text, o) for o in other)):
                     bad.append(name)
     return verdict(
         "certifications", bad, lambda shown: f"claims the certification {shown}, not in your profile"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -18,6 +19,7 @@ from jobsearch.draft.checks.figures import figures
 from jobsearch.draft.checks.injection import Injected, find_injections
 from jobsearch.draft.checks.lexicon import language_codes
 from jobsearch.draft.checks.links import link_key
+from jobsearch.draft.checks.positions import namelike
 from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
 from jobsearch.draft.checks.vocabulary import COMMON, LANGUAGES, SKILLS
 from jobsearch.listing import MergedListing
@@ -33,16 +35,20 @@ _CONNECTORS = frozenset(
     {"of", "de", "der", "des", "du", "la", "le", "van", "von", "and", "&", "für", "for", "the", "à", "y", "e"}
 )
 _DEGREE_FAMILIES: dict[str, re.Pattern[str]] = {
-    "doctorate": re.compile(r"\bph\.?\s?d\b|\bdoctorate\b|\bdoctoral\b|\bd\.phil\b|\bdr\.\s?rer\b", re.I),
+    "doctorate": re.compile(
+        r"\bph\.?\s?d\b|\bdoctorate\b|\bdoctoral\b|\bd\.phil\b|\bdr\.\s?rer\b|\bpharm\.?\s?d(?!\w)|\bed\.d(?!\w)"
+        r"|\bdoctor of\b",
+        re.I,
+    ),
     "mba": re.compile(r"\bm\.?b\.?a\b", re.I),
     "master": re.compile(
         r"\bmaster'?s?\b|\bmasters\b|\bm\.?sc\b|\bm\.s\.|\bm\.a\.|\bm\.?eng\b|\bm\.?phil\b|\bm\.?tech\b"
-        r"|\bmsc\b|\bllm\b",
+        r"|\bmsc\b|\bll\.?m(?!\w)|\bm\.?\s?pharm(?!\w)|\bm\.ed(?!\w)|\bmph\b|\bmfa\b|\bm\.?res\b",
         re.I,
     ),
     "bachelor": re.compile(
         r"\bbachelor'?s?\b|\bb\.?sc\b|\bb\.s\.|\bb\.a\.|\bb\.?eng\b|\bb\.?tech\b|\bbsc\b|\bundergraduate\b"
-        r"|\blicenciatura\b|\bgrado\b",
+        r"|\blicenciatura\b|\bgrado\b|\bbacharelado\b|\bll\.?b(?!\w)|\bb\.?\s?pharm(?!\w)|\bb\.ed(?!\w)",
         re.I,
     ),
     "diploma": re.compile(r"\bdiploma\b|\bdiplom\b", re.I),
@@ -90,7 +96,10 @@ def initialisms(name: str) -> set[str]:
         out.add("".join(p if p.lower() in _CONNECTORS else p[0].upper() for p in parts))
         # or only the one-letter ones: Université du Québec à Montréal -> UQAM
         out.add("".join(p[0].upper() for p in parts if p.lower() not in _CONNECTORS or len(p) == 1))
-    return out
+    # and without accents, as people type them: UQÀM -> UQAM
+    return out | {
+        "".join(c for c in unicodedata.normalize("NFKD", i) if not unicodedata.combining(c)) for i in out
+    }
 
 
 @dataclass(frozen=True)
@@ -99,6 +108,7 @@ class Degree:
 
     families: frozenset[str]
     field_words: frozenset[str]
+    named: frozenset[str] = frozenset()  # the words after "of" in its name: "Master of Teaching"
 
 
 @dataclass
@@ -123,6 +133,10 @@ class Facts:
     links: list[str]
     listing_skills: set[str]  # skills the listing names (folded)
     person_names: set[str]  # the person's own name and signature words (folded)
+    places: set[str] = field(default_factory=set)  # words of every location of the sources (folded)
+    profile_skills: set[str] = field(default_factory=set)  # the profile's skills list (folded)
+    listing_places: set[str] = field(default_factory=set)  # words of the listing's locations (folded)
+    listing_lower: set[str] = field(default_factory=set)  # words the listing writes in lower case
     language: str = "en"  # the profile's `writing.language`
     languages: tuple[str, ...] = ("en",)  # the letter's languages, as wordfreq codes (`lexicon`)
     injected: Injected = field(default_factory=Injected)
@@ -171,7 +185,8 @@ class Facts:
             listing_title=fold(listing.title),
             degrees=[
                 Degree(frozenset(degree_families(f"{s.degree or ''} {s.field or ''}")),
-                       frozenset(fold(s.field or "").split()))
+                       frozenset(fold(s.field or "").split()),
+                       frozenset(fold((s.degree or "").partition(" of ")[2]).split()))
                 for s in person.education
             ],
             schools=[fold(s.institution) for s in person.education],
@@ -183,6 +198,11 @@ class Facts:
             links=[link_key(x) for x in [person.email or "", *person.links, listing.url,
                                          *(s.url for s in listing.sources)] if x],
             listing_skills={s for s in SKILLS if contains(listing_text, s)},
+            listing_places=set(fold(" ".join(listing.locations)).split()),
+            places=set(fold(" ".join([person.location or "", *(r.location or "" for r in person.experience),
+                                      *listing.locations])).split()),
+            profile_skills={fold(x) for x in person.skills},
+            listing_lower={w.lower() for w in re.findall(r"[^\W\d_]+", listing_plain) if w.islower()},
             person_names=set(fold(f"{person.name} {profile.writing.signature or ''}").split()),
             injected=injected,
             language=profile.writing.language.lower().split("-")[0],
@@ -215,7 +235,7 @@ def _names(text: str, proper: list[str]) -> set[str]:
     for sentence in sentences(text):
         run: list[str] = []
         for word in [*words(sentence), None]:
-            if word is not None and (word.capitalised or (run and word.text.lower() in _CONNECTORS)):
+            if word is not None and (namelike(word) or (run and word.text.lower() in _CONNECTORS)):
                 token = bare(word.text)
                 out.add(token)
                 out.update(p for p in re.split(r"[-/]", token) if p[:1].isupper())
@@ -223,6 +243,10 @@ def _names(text: str, proper: list[str]) -> set[str]:
                 continue
             if len(run) >= 2:
                 out.update(initialisms(" ".join(run)))
+                # and of each name a list joins: "Heights and Low Voltage Rescue & CPR" -> LVR
+                for part in re.split(r"\s+(?:and|&)\s+", " ".join(run)):
+                    if len(part.split()) >= 2:
+                        out.update(initialisms(part))
             run = []
     for name in proper:
         out.update(initialisms(name))

@@ -25,6 +25,8 @@ _TENS = {
 _SCALES = {"hundred": 100, "thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6,
            "billion": 1e9, "bn": 1e9, "b": 1e9}  # fmt: skip
 _WORD_NUMBER = "|".join(sorted([*_UNITS, *_TENS], key=len, reverse=True))
+_TENS_WORDS = "|".join(_TENS)
+_ONES_WORDS = "|".join(k for k, v in _UNITS.items() if v < 10)
 _MONTHS = (
     r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
@@ -36,12 +38,12 @@ _FIGURE = re.compile(
     (?P<cur>[€$£¥]|eur\s|usd\s|gbp\s|chf\s)?
     (?:
         (?P<num>\d{{1,3}}(?:[,\u202f\u00a0]\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)
-      | (?P<word>(?:{_WORD_NUMBER})(?:[-\s](?:{_WORD_NUMBER}))?)
+      | (?P<word>(?:{_TENS_WORDS})(?:[-\s](?:{_ONES_WORDS}))?|(?:{_WORD_NUMBER}))
     )
     (?P<half>\s+and\s+a\s+half)?
-    (?:\s?(?P<scale>hundred|thousand|million|billion|k|m|mn|bn)\b)?
+    (?:\s?(?P<scale>hundred|thousand|million|billion|mn|bn)\b|(?P<short>[km]|bn?)(?![\w\u2013-]))?
     (?P<plus>\+)?
-    (?:\s?(?P<unit>%|per\s?cent\b|percent\b|years?\b|yrs?\b|months?\b|weeks?\b|days?\b))?
+    (?:[\s\u00a0-]?(?P<unit>%|per\s?cent\b|percent\b|years?\b|yrs?\b|months?\b|weeks?\b|days?\b))?
     (?!\w)
     """,
     re.IGNORECASE | re.VERBOSE,
@@ -49,6 +51,10 @@ _FIGURE = re.compile(
 _NAME_BEFORE = re.compile(r"[A-Z][\w-]*\s$")  # "WCAG 2.1", "Python 3.12"
 _MONTH_BESIDE = re.compile(rf"(?:\b(?:{_MONTHS})\.?\s+$)|(?:^\s+(?:of\s+)?(?:{_MONTHS})\b)", re.I)
 _PHONE = re.compile(r"\+?\d[\d\s().-]{7,}\d")
+_CLOCK = re.compile(
+    r"^(?::\d{2})?\s?(?:a\.?m\b\.?|p\.?m\b\.?|o'clock\b|h\b)", re.IGNORECASE
+)  # "7 a.m.", "3pm"
+_LIST_NUMBER = re.compile(r"^[\s\-*\u2022]*$")  # only a bullet before "1." or "2)"
 _NOT_FIGURE_WORDS = {"one", "two", "three"}  # small counts in words restate a list
 
 
@@ -107,6 +113,10 @@ def figures(text: str) -> list[Figure]:
             if word_value is None:
                 continue
             value = word_value
+        if _CLOCK.match(text[match.end() :]):
+            continue  # a time of day
+        if _LIST_NUMBER.match(text[: match.start()]) and re.match(r"[.)](?:\s|$)", text[match.end() :]):
+            continue  # a list's number: "1. Credit risk modelling"
         beside_month = _MONTH_BESIDE.search(text[: match.start()]) or _MONTH_BESIDE.search(
             text[match.end() :]
         )
@@ -114,7 +124,7 @@ def figures(text: str) -> list[Figure]:
             continue  # a day of the month
         if match.group("half"):
             value += 0.5
-        scale = (match.group("scale") or "").lower()
+        scale = (match.group("scale") or match.group("short") or "").lower()
         if scale:
             value *= _SCALES[scale]
         found.append(

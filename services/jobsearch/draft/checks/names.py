@@ -1,20 +1,26 @@
-"""Names: every capitalised name a draft uses is one the profile or the listing uses.
+"""Names: every name a draft puts in a claim position is one the profile or the listing uses.
 
-An organisation, a school, a person, a product or a place that neither source names is the
-commonest invention of a model ("Dear Dr. Weber", "my years at Flutterwave", "at TU Munich"), and
-it is seen without knowing what kind of name it is: a run of capitalised words of which one is not
-a capitalised word of the sources. A short form of a source's name counts as known ("UCD" for
-University College Dublin, "LMU" for Ludwig-Maximilians-Universität). A sentence's first word is a
-name only when it is no common word and no word the sources or the draft use in lower case.
-Skills and languages are left to the skills check, which tells a claim from a gap. In a language
-that capitalises every noun (German), only a capitalised run after a word that introduces an
-organisation ("bei Initech", "für die Acme GmbH", "at Hooli") is read.
+An organisation, a school, a person, a product or a place that neither source names is the commonest
+invention of a model ("Dear Dr. Weber", "my years at Flutterwave", "at TU Munich"), and it is seen
+without knowing what kind of name it is: a run of capitalised words of which one is not a
+capitalised word of the sources, standing where a letter states a fact with a name (after "at",
+"for", "with"; a possessive; a salutation; a reference; see `positions`). An unknown word anywhere
+else (a sentence's subject, an acronym of the trade, a colloquial short form) claims nothing. A
+short form of a source's name counts as known ("UCD" for University College Dublin, "LMU" for
+Ludwig-Maximilians-Universität). A sentence's first word is a name only when it is no common word
+and no word the sources or the draft use in lower case. Skills and languages are left to the skills
+check, which tells a claim from a gap. In a language that capitalises every noun (German), only a
+capitalised run after a word that introduces an organisation ("bei Initech", "für die Acme GmbH",
+"at Hooli") is read.
 """
 
 from __future__ import annotations
 
+import re
+
 from jobsearch.draft.checks.facts import Facts
 from jobsearch.draft.checks.lexicon import is_common
+from jobsearch.draft.checks.positions import HONORIFIC_SUFFIX, HONORIFICS, claimed, greeting_length, namelike
 from jobsearch.draft.checks.text import Word, bare, fold, sentences, words
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import (
@@ -112,11 +118,13 @@ def _name_known(token: str, facts: Facts) -> bool:
         and (token[:-1] in facts.names or f"~{key[:-1]}" in facts.names)
     ):
         return True
-    parts = [p for p in token.split("-") if p[:1].isupper()]
+    parts = [p for p in re.split(r"[-/]", token) if p[:1].isupper()]
     return (
-        "-" in token
+        ("-" in token or "/" in token)
         and bool(parts)
-        and all(p in facts.names or f"~{p.lower()}" in facts.names for p in parts)
+        and all(
+            p in facts.names or f"~{p.lower()}" in facts.names or p.lower() in GENERIC_CAPS for p in parts
+        )
     )
 
 
@@ -139,12 +147,15 @@ def _known(word: Word, facts: Facts, lower: set[str], opens: bool, next_word: st
         or (key in COMMON and len(key) > 1)
         or key in GENERIC_CAPS
         or key in GREETINGS
+        or key.rstrip(".") in HONORIFICS  # "Frau", "Me", "Dr.": the person is the next word
         or key in LANGUAGES
         or fold(token) in facts.person_names
         # "Peruvian Spanish", "Brazilian Portuguese": a variety of a language
         or (key.endswith(_DEMONYM_ENDINGS) and next_word.lower() in LANGUAGES)
     )
-    return named_elsewhere or generic or (opens and _plain_word(token.split("-")[0], facts, lower))
+    # "Tanaka-san": a name with an honorific is a person's, whatever its first word
+    plain = opens and not HONORIFIC_SUFFIX.search(token) and _plain_word(token.split("-")[0], facts, lower)
+    return named_elsewhere or generic or plain
 
 
 def _tolerated(word: Word, facts: Facts) -> bool:
@@ -179,24 +190,33 @@ def unknown_names(text: str, facts: Facts) -> list[str]:
 
 
 def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
+    """The unknown capitalised runs of one sentence that stand in a claim position (`positions`)."""
     found: list[str] = []
-    run: list[Word] = []
+    run: list[int] = []
     unknown = False
+    previous = False  # whether the last run closed stood in a claim position
+    all_words = words(sentence)
 
     def close() -> None:
-        nonlocal run, unknown
-        while run and run[-1].text.lower() in _CONNECTORS:
+        nonlocal run, unknown, previous
+        while run and all_words[run[-1]].text.lower() in _CONNECTORS:
             run.pop()
-        while len(run) > 1 and run[0].text.lower() in COMMON | GREETINGS:
+        while len(run) > 1 and all_words[run[0]].text.lower() in COMMON | GREETINGS:
             run.pop(0)
-        if run and unknown and fold(run[-1].bare) not in ROLE_NOUNS:  # a title: the titles check's
-            found.append(bare(sentence[run[0].start : run[-1].end]))
+        if run:
+            at_claim = claimed(sentence, all_words, run[0], run[-1], previous)
+            last = all_words[run[-1]]
+            if unknown and at_claim and fold(last.bare) not in ROLE_NOUNS:  # a title: the titles check's
+                found.append(bare(sentence[all_words[run[0]].start : last.end]))
+            previous = at_claim
         run, unknown = [], False
 
-    all_words = words(sentence)
     nouns = facts.language in NOUNS_CAPITALISED
     label = _formula(sentence) or _heading(sentence)
+    skip = greeting_length(all_words)  # "Guten Tag Frau": the salutation's formula, no name
     for i, word in enumerate(all_words):
+        if i < skip:
+            continue
         if nouns and word.text.lower() in _DETERMINERS:
             close()
             continue
@@ -210,23 +230,23 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
         if word.text in _I:
             close()  # "I" is no part of a name
             continue
-        if word.capitalised:
+        if namelike(word):
             before = sentence[all_words[i - 1].end : word.start] if i else sentence[: word.start]
             # a sentence's first word, one after a colon, a quote or a bullet, or one after the
             # person's own name (a signature, then a postscript) may be capitalised as a word
             after_name = i > 0 and fold(all_words[i - 1].bare) in facts.person_names
             opens = word.first or any(c in before for c in ':"\u201c(\u2014\u2013•*-') or after_name
             if word.first and (label or sentence[word.end : word.end + 1] == ":"):
-                run.append(word)  # a greeting's formula word or a heading's label: no name
+                run.append(i)  # a greeting's formula word or a heading's label: no name
                 continue
             if run and (any(c in before for c in ',;:()"\u201c\u201d') or after_name):
                 close()
             following = all_words[i + 1].text if i + 1 < len(all_words) else ""
             if not _known(word, facts, lower, opens and not run, following) and not _tolerated(word, facts):
                 unknown = True
-            run.append(word)
+            run.append(i)
         elif run and word.text.lower() in _CONNECTORS:
-            run.append(word)
+            run.append(i)
         else:
             close()
     close()

@@ -30,17 +30,42 @@ _ROUGHLY = re.compile(
 )
 
 
+_WISH = re.compile(
+    r"\b(?:I['\u2019]d|would|will|I['\u2019]ll|could|happy|glad|love|like|hope|keen|welcome|"
+    r"looking forward|help|bring|join|want|wish)\b",
+    re.IGNORECASE,
+)
+_RELATIVE = re.compile(r"^\s*(?:which|who|where|when|whose)\b", re.IGNORECASE)
+_ASIDE = re.compile(r"\bI\s+(?:think|believe|feel|suspect|hope|know)\b")
+_SUBJECT = re.compile(r"\b(?:I|we)\b|\bI['\u2019]")
+
+
+def _relative(clause: str) -> bool:
+    """A relative clause about something else ("which matters to a group of 90 engineers"), not
+    one with the person as its subject ("where I track 4,500 contracts")."""
+    return bool(_RELATIVE.match(clause)) and not _SUBJECT.search(_ASIDE.sub("", clause))
+
+
+_SPAN_NEXT = re.compile(
+    r"^(?:\s*[,.;:)]|\s*$|\s+(?:at|with|in|there|of|as|and|on|for|before|since|years?)\b)", re.I
+)
+
+
 def _employer_span(figure: Figure, clause: str, facts: Facts) -> bool:
     """A bare figure beside an employer's name may be its duration: "the first three and a half
-    at Naira Rails"."""
+    at Naira Rails"; not one that counts a thing ("6 subsidiaries")."""
+    if not _SPAN_NEXT.match(clause[figure.start + len(figure.text) :]) and not _LAST.search(
+        clause[: figure.start]
+    ):
+        return False  # "the last five I've worked on ...": a span all the same
     return any(figure.value in facts.durations.get(e, set()) for e in facts.employers_in(clause))
 
 
 def _stated(figure: Figure, facts: Facts, among: set[tuple[float, str]] | None = None) -> bool:
     known = facts.figures if among is None else among
-    return any(
-        same(figure.value, value) and unit in {figure.unit, ""} for value, unit in facts.figures
-    ) or any(same(figure.value, value) and figure.unit == "" for value, _ in known)
+    return any(same(figure.value, value) and unit in {figure.unit, ""} for value, unit in known) or any(
+        same(figure.value, value) and figure.unit == "" for value, _ in known
+    )
 
 
 def _duration_ok(figure: Figure, clause: str, before: str, facts: Facts) -> bool:
@@ -64,6 +89,23 @@ def _duration_ok(figure: Figure, clause: str, before: str, facts: Facts) -> bool
     return not employers and _stated(figure, facts)
 
 
+_LATER = re.compile(r"^\s+(?:later|after|afterwards|on|earlier|before)\b", re.IGNORECASE)
+_ANOTHER = re.compile(r"\b(?:another|a\s+further|further)\s+$", re.IGNORECASE)
+_LAST = re.compile(r"\b(?:the\s+)?(?:last|past|first|next)\s+$", re.IGNORECASE)
+# "three days a week": a working pattern (the listing's terms), not a count of the person's
+_RATE = re.compile(r"^\s+(?:a|per|each|every)\s+(?:week|month|fortnight)\b", re.IGNORECASE)
+
+
+def _interval(figure: Figure, clause: str, facts: Facts) -> bool:
+    """ "Two years later", "another six years": the time between two years the profile states
+    (joined in 2020, led the move in 2022; licensed in 2015, stayed until 2021)."""
+    after = clause[figure.start + len(figure.text) :]
+    if figure.unit != "year" or not (_LATER.match(after) or _ANOTHER.search(clause[: figure.start])):
+        return False
+    years = sorted({v for v, unit in facts.profile_figures if unit == "" and 1950 <= v <= 2100})
+    return any(abs((b - a) - figure.value) < 1e-9 for i, a in enumerate(years) for b in years[i + 1 :])
+
+
 def unstated(text: str, facts: Facts) -> list[str]:
     """The figures of a text that no source states or gives, as written."""
     bad: list[str] = []
@@ -72,13 +114,23 @@ def unstated(text: str, facts: Facts) -> list[str]:
             for figure in figures(clause):
                 if figure.unit in {"", "%"} and figure.value in (0.0, 1.0):
                     continue
-                if _ITEMS.match(clause[figure.start + len(figure.text) :]):
+                if figure.value <= 6 and _ITEMS.match(clause[figure.start + len(figure.text) :]):
                     continue  # "three things from your posting": the letter's own list
                 if figure.unit in {"year", "month"}:
-                    ok = _duration_ok(figure, clause, clause[: figure.start], facts)
-                elif claims(clause, figure.start):  # "I released 60 parts": the person's, so the profile's
-                    ok = _stated(figure, facts, facts.profile_figures) or _employer_span(
+                    ok = _duration_ok(figure, clause, clause[: figure.start], facts) or _interval(
                         figure, clause, facts
+                    )
+                elif figure.unit in {"day", "week"} and _RATE.match(
+                    clause[figure.start + len(figure.text) :]
+                ):
+                    ok = _stated(figure, facts)
+                elif claims(clause, figure.start):  # "I released 60 parts": the person's, so the profile's
+                    ok = (
+                        _stated(figure, facts, facts.profile_figures)
+                        or _employer_span(figure, clause, facts)
+                        # the listing's figure, in a wish or said of the listing's thing: "I'd like
+                        # to help the 4,200 properties", "which matters with 90 other engineers"
+                        or (bool(_WISH.search(clause) or _relative(clause)) and _stated(figure, facts))
                     )
                 else:
                     ok = _stated(figure, facts) or _employer_span(figure, clause, facts)

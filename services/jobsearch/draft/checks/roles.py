@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from jobsearch.draft.checks.facts import Facts, strip_legal
+from jobsearch.draft.checks.facts import Facts, initialisms, strip_legal
 from jobsearch.draft.checks.text import fold, sentences
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import ROLE_NOUNS, TITLE_FILLER
@@ -29,7 +29,7 @@ _WORKED = re.compile(
     rf"|\bmy\s+(?:\w+\s+)?(?:time|role|work|years?|tenure|position|job|stint|days)\s+(?:\w+\s+){{0,3}}?(?:at|with)"
     rf"|\b(?:while|when I was)\s+at|\bduring my (?:\w+\s+)?(?:time|years?) at|^At)\s+(?:the\s+)?({_NAME})"
 )
-_AS_AT = re.compile(rf"\bas\s+(?:an?\s+|the\s+)?[^.,;\n]{{1,60}}?\s+at\s+(?:the\s+)?({_NAME})")
+_AS_AT = re.compile(rf"\bas\s+(?:an?\s+|the\s+)?[^.,;()\n]{{1,60}}?\s+at\s+(?:the\s+)?({_NAME})")
 _LEGAL_END = re.compile(r"\b(?:Inc|Ltd|LLC|GmbH|Corp|Corporation|Limited|PLC|AG|S\.A|B\.V|SE|Co)\.?$")
 _WITH = re.compile(rf"\bI(?:'ve| have)?\s+(?:worked|work)\s+(?:\w+\s+){{0,2}}?with\s+(?:the\s+)?({_NAME})")
 
@@ -83,6 +83,14 @@ def _employer_match(name: str, allowed: list[str]) -> bool:
     return not key or any(key in a or a in key for a in allowed if a)
 
 
+def _school(name: str, facts: Facts) -> bool:
+    """Whether a name is one of the profile's schools, in full or by its short form ("USP")."""
+    key = fold(name)
+    return any(key == s for s in facts.schools) or any(
+        name.strip() in initialisms(s) for s in facts.school_names
+    )
+
+
 def check_employment(text: str, facts: Facts) -> Check:
     """Every claim of having worked somewhere names a profile employer."""
     bad: list[str] = []
@@ -91,7 +99,9 @@ def check_employment(text: str, facts: Facts) -> Check:
             if not _employer_match(name, facts.employers):
                 bad.append(strip_legal(name))
         for name in _AS_AT.findall(sentence):
-            if not _employer_match(name, [*facts.employers, facts.hiring_company]):
+            if not _employer_match(name, [*facts.employers, facts.hiring_company]) and not _school(
+                name, facts
+            ):
                 bad.append(strip_legal(name))
         for name in _WITH.findall(sentence):
             if _LEGAL_END.search(name) and not _employer_match(name, facts.employers):
@@ -135,12 +145,32 @@ def _titles(sentence: str) -> list[tuple[str, str, bool]]:
     return out
 
 
+# How a title is shortened in a letter ("vet nurse", "Sr. Engineer"), and the words before a title
+# that describe the person, not the post ("a registered vet nurse", "a Nairobi-based analyst").
+_SHORT = {"vet": "veterinary", "dev": "developer", "devs": "developers", "eng": "engineer", "mgr": "manager",
+          "sr": "senior", "snr": "senior", "jr": "junior", "jnr": "junior", "admin": "administrator",
+          "rep": "representative", "exec": "executive", "asst": "assistant", "ops": "operations",
+          "coord": "coordinator", "sparky": "electrician"}  # fmt: skip
+_DESCRIBED = re.compile(r"[\w.]+-(?:based|registered|certified|licensed|chartered|accredited)\b", re.I)
+_QUALIFIERS = frozenset(
+    {"registered", "licensed", "qualified", "certified", "chartered", "accredited", "experienced",
+     "trained", "practising", "practicing", "fully", "dual", "bilingual", "hands", "on"}
+)  # fmt: skip
+
+
+def _title_words(title: str, places: set[str]) -> list[str]:
+    """The words of a claimed title that name the post: short forms written out; qualifiers, a
+    place ("a Melbourne chemistry teacher") and a "<place>-based" dropped."""
+    key = [_SHORT.get(w, w) for w in fold(_DESCRIBED.sub(" ", title)).split() if w not in TITLE_FILLER]
+    return [w for w in key if w not in _QUALIFIERS and w not in places]
+
+
 def _held_title(title: str, facts: Facts) -> bool:
-    key = [w for w in fold(title).split() if w not in TITLE_FILLER]
+    key = _title_words(title, facts.places)
     if len(key) <= 1:
         return True  # "as an engineer", "as the lead": no particular title
     phrase = " ".join(key)
-    if any(set(key) <= set(t.split()) for t in facts.titles):
+    if any(set(key) <= {_SHORT.get(w, w) for w in t.split()} for t in facts.titles):
         return True
     return f" {phrase} " in f" {facts.profile_text} "
 

@@ -15,9 +15,10 @@ import re
 
 from jobsearch.draft.checks.claims import claims
 from jobsearch.draft.checks.facts import Facts
-from jobsearch.draft.checks.text import clauses, fold, sentences, words
+from jobsearch.draft.checks.positions import namelike, organisation_like
+from jobsearch.draft.checks.text import clauses, contains, fold, sentences, words
 from jobsearch.draft.checks.verdict import verdict
-from jobsearch.draft.checks.vocabulary import AMBIGUOUS_SKILLS, FIRST_PERSON, GAP, LANGUAGES, SKILLS
+from jobsearch.draft.checks.vocabulary import FIRST_PERSON, GAP, LANGUAGES, SKILLS, WORDS_TOO
 from jobsearch.jobs import Check
 
 _LONGEST = max(len(s.split()) for s in SKILLS)
@@ -40,12 +41,98 @@ def skills_in(clause: str) -> list[tuple[str, str, int]]:
             if key not in SKILLS:
                 continue
             written_as_name = phrase[:1].isupper() and not tokens[i].first
-            if size == 1 and key in AMBIGUOUS_SKILLS and not written_as_name and len(phrase) > 1:
+            if size == 1 and key in WORDS_TOO and not written_as_name and len(phrase) > 1:
                 continue  # "go", "spark", "excel" in lower case are words; "R" and "C" are skills
             found.append((key, phrase, tokens[i].start))
             i += size - 1
             break
         i += 1
+    return found
+
+
+# A clause that says the person works with a tool: a verb of doing, then the tool after "in",
+# "with", "on", "using" or as the verb's object ("I have worked in Phrase", "I program in Siemens
+# NX CAM and hyperMILL", "I've used both ezyVet and Vetport"), and names listed after it.
+_TOOL_VERB = re.compile(
+    r"\b(?:use[ds]?|using|work(?:ed|ing)?|program(?:med|ming)?|cod(?:e|ed|ing)|buil[dt]|building|"
+    r"model(?:led|ed|ling)?|r[au]n|running|manage[ds]?|managing|kept|keep|review(?:ed)?|"
+    r"administer(?:ed)?|configur(?:e|ed|ing)|deploy(?:ed)?|wr(?:ite|ote|itten)|design(?:ed)?|"
+    r"develop(?:ed)?|migrat(?:e|ed)|operat(?:e|ed)|maintain(?:ed)?|produc(?:e|ed)|process(?:ed)?|"
+    r"analy[sz](?:e|ed)|track(?:ed)?|handl(?:e|ed)|creat(?:e|ed)|set\s+up|ship(?:ped)?|"
+    r"implement(?:ed)?|trained|train|enter(?:ed)?|log(?:ged)?|record(?:ed)?|submit(?:ted)?|file[ds]?|"
+    r"document(?:ed)?|schedul(?:e|ed)|plan(?:ned)?|draft(?:ed)?|book(?:ed)?|test(?:ed)?|report(?:ed)?)\b",
+    re.IGNORECASE,
+)
+_NOT_HELD = re.compile(
+    r"\b(?:I['\u2019]d|would|I['\u2019]ll|love|like|glad|happy|enjoy|welcome|apply|applying|applied|"
+    r"interested|role|position|opening|vacancy)\b",
+    re.IGNORECASE,
+)
+_TOOL_INTRO = frozenset({"in", "with", "on", "using", "use", "used", "uses", "into", "via"})
+_TOOL_SKIPPED = frozenset({"both", "the", "a", "an", "also", "mainly", "mostly", "daily"})
+_LIST = re.compile(r"^(?:\s*,\s*|\s*/\s*|\s+(?:and|or|&)\s+|\s*,\s*(?:and|or)\s+)$")
+
+
+_CONTINUED = re.compile(r"^\s*(?:and|but|then)\s+(?:have|had|has|also|later|now|then|[a-z]+ed)\b", re.I)
+
+
+def _claims(clause: str, at: int, sentence: str) -> bool:
+    """Whether a clause claims what is at `at`, its subject being the sentence's first person when
+    it continues it ("I code cases in MedDRA, and have also entered cases in Argus")."""
+    if claims(clause, at):
+        return True
+    return bool(_CONTINUED.match(clause)) and not GAP.search(clause) and bool(FIRST_PERSON.search(sentence))
+
+
+def listing_tools(clause: str, facts: Facts, sentence: str = "") -> list[str]:
+    """Names only the listing uses ("Cloudbeds", "Vetport", "Legal Tracker") that a clause claims
+    the person works with: after a verb of doing and "in", "with", "using" ... in a first-person
+    clause with no gap or wish word, or listed after one. The hiring company and its places are no
+    tools; a name the listing also writes in lower case is a word."""
+    if _NOT_HELD.search(clause):
+        return []
+    tokens = words(clause)
+    found: list[str] = []
+    previous_end = -1  # where the last name in a tool position ended
+    i = 0
+    while i < len(tokens):
+        if not namelike(tokens[i]) or tokens[i].first:
+            i += 1
+            continue
+        j = i
+        while (
+            j + 1 < len(tokens)
+            and namelike(tokens[j + 1])
+            and clause[tokens[j].end : tokens[j + 1].start] == " "
+        ):
+            j += 1
+        k = i - 1
+        while k >= 0 and tokens[k].text.lower() in _TOOL_SKIPPED:
+            k -= 1
+        introduced = (
+            k >= 0
+            and tokens[k].text.lower() in _TOOL_INTRO
+            and bool(_TOOL_VERB.search(clause[: tokens[k].end]))
+        )
+        listed = previous_end >= 0 and bool(_LIST.match(clause[previous_end : tokens[i].start]))
+        name = clause[tokens[i].start : tokens[j].end]
+        if (introduced or listed) and _claims(clause, tokens[i].start, sentence or clause):
+            previous_end = tokens[j].end
+            key = fold(name)
+            if (
+                key
+                and key not in SKILLS
+                and not organisation_like(name)  # an employer: the employment check's
+                and contains(facts.listing_text, key)
+                and not contains(facts.profile_text, key)
+                and not set(key.split()) & set(facts.hiring_company.split())
+                and not set(key.split()) <= facts.listing_places
+                and not set(key.split()) <= facts.listing_lower
+            ):
+                found.append(name)
+        else:
+            previous_end = -1
+        i = j + 1
     return found
 
 
@@ -57,6 +144,7 @@ def check_skills(text: str, facts: Facts) -> Check:
             for key, written, at in skills_in(clause):
                 if not facts.has_skill(key) and claims(clause, at):
                     bad.append(written)
+            bad += listing_tools(clause, facts, sentence)
             if _SPEAKS.search(clause) and FIRST_PERSON.search(clause) and not GAP.search(clause):
                 for word in words(clause):
                     key = word.text.lower()

@@ -5,8 +5,9 @@ to tell a name from a sentence's first word, and the trained pipelines that give
 install here; its tokenizer alone would add a 30 MB dependency for what a page of regular
 expressions does. What a draft says is read in three layers:
 
-- a *sentence* ends at `.`, `!` or `?` before a space, or at a line break (a letter's greeting,
-  sign-off and bullet points are sentences of their own);
+- a *sentence* ends at `.`, `!` or `?` before a space (not before a word in lower case: "an
+  M.Sc. in Data Science" is one sentence), or at a line break (a letter's greeting, sign-off and
+  bullet points are sentences of their own);
 - a *clause* is a sentence's part between `;`, `:`, dashes, brackets, or a comma before `and`,
   `but`, `while`, `though`: "I have run Docker for years, but Kubernetes is new to me" is two
   clauses, one claim and one gap;
@@ -21,7 +22,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-_SENTENCE = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)]*\s+|\n+")
+# A sentence ends at . ! ? before a space, unless the next word is a word in lower case ("an
+# M.Sc. in Data Science", "at 7 a.m. on a Monday": a dot of an abbreviation), or at a line break.
+_SENTENCE = re.compile(r"(?<=[.!?])[\"'\u201d\u2019)]*[ \t]+(?![a-z]+(?:[\s,;:.!?)]|$))|\s*\n+\s*")
 _CLAUSE = re.compile(
     r"\s*[;:()\[\]]\s*|\s+[\u2014\u2013-]\s+|,\s+(?=(?:and|but|while|though|although|whereas|yet|so|which|who|where)\b)"
     r"|\s+(?=(?:but|although|though|whereas)\s)|\s+and\s+(?=(?:am|I|I'm|I've|have|was|will|would|can)\s)"

@@ -13,7 +13,7 @@ import re
 from jobsearch.draft.checks.text import fold
 from jobsearch.reading.skills import AMBIGUOUS_SKILLS, SKILL_NAMES
 
-__all__ = ["AMBIGUOUS_SKILLS", "SKILLS"]  # re-exported for the checks
+__all__ = ["AMBIGUOUS_SKILLS", "SKILLS", "WORDS_TOO"]  # re-exported for the checks
 
 
 def _words(text: str) -> frozenset[str]:
@@ -120,6 +120,14 @@ DEMONYMS = _words(
 
 # The tool vocabulary, folded as `text.fold` reads a draft ("next.js" -> "next js").
 SKILLS = frozenset(fold(name) for name in SKILL_NAMES)
+# Tools whose name is also an English word: in lower case they are the word ("an adaptive app",
+# "a canvas", "the premiere"), with a capital letter the tool.
+WORDS_TOO = AMBIGUOUS_SKILLS | _words(
+    """
+    adaptive articulate storyline canvas fusion premiere inventor room helm bamboo dagger thrift
+    transformers manhattan sage maze dovetail travis playwright illustrator
+    """
+)
 
 # Certifications by their usual short names; a phrase with "certified", "certificate",
 # "certification" or "accredited" is one too.
@@ -160,7 +168,9 @@ LEVELS = frozenset(
 GAP = re.compile(
     r"\b(?:not|never|no|none|yet|haven't|hasn't|hadn't|don't|doesn't|didn't|isn't|aren't|wasn't|"
     r"can't|cannot|lack|lacking|gap|gaps|without|new to me|newer to me|unfamiliar|learn|learning|"
-    r"learned about|pick up|picking up|study|studying|would|will|want|wish|hope|hoping|keen|eager|"
+    r"learned about|pick up|picking up|studying|would|will|want|wish|hope|hoping|keen|eager|"
+    # "study" as a verb ("I will study X"), not the noun ("a sponsor's study", "the study")
+    r"(?<!\ba\s)(?<!\bthe\s)(?<!'s\s)(?<!\bour\s)study|"
     r"plan|planning|intend|aim|aiming|towards|toward|looking forward|curious|excited to|happy to|"
     r"ramp up|get up to speed|grow into|read up|familiarise|familiarize|brush up|only read|"
     r"limited|less experience|not used|have not|do not|did not|is not|are not|was not|new to|"
