@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import msgspec
@@ -9,10 +10,11 @@ import pytest
 from nats.aio.client import Client as NATS
 
 from jetjobs import App, JobContext, Publisher, Reject, Settings
+from jetjobs._joblog.dead_letters import DeadLetters
 from jetjobs._joblog.ledger import Ledger
 from jetjobs._joblog.replay import plan_replay, replay, replay_job_id
 from jetjobs._transport.topology import Topology
-from jetjobs._wire.envelope import utcnow
+from jetjobs._wire.envelope import DeadLetter, decode_job, utcnow
 from tests.support import run_jetjobs, running_worker
 
 pytestmark = [pytest.mark.integration]
@@ -186,3 +188,67 @@ async def test_replay_command_dry_run_then_for_real(nc: NATS, settings: Settings
     bad = await run_jetjobs(settings, "replay", "--since", "yesterday")
     assert bad.returncode == 2
     assert b"neither a duration" in bad.stderr
+
+
+async def _stored_twice(nc: NATS, settings: Settings, job_id: str) -> None:
+    """Store job `job_id` in the log a second time, as requeueing its dead letter does."""
+    topology = Topology(settings)
+    js = nc.jetstream()
+    ledger = Ledger(await topology.status_kv(js))
+    dead = DeadLetters(js, topology, ledger)
+    msg = await js.get_last_msg(topology.jobs_stream, topology.job_subject("default", "normal", "a.job"))
+    assert msg.data is not None
+    assert msg.subject is not None
+    assert decode_job(msg.data).id == job_id
+    letter = DeadLetter(job_id=job_id, type="a.job", queue="default", reason="rejected", error="once more",
+                        attempts=1, worker="w", failed_at=utcnow(), enqueued_at=None,
+                        original_subject=msg.subject, original=msg.data)  # fmt: skip
+    await dead.put(letter)
+    found = await dead.show(job_id)
+    assert found is not None
+    await dead.requeue(*found)
+
+
+async def test_dry_run_count_is_what_the_replay_then_publishes(nc: NATS, settings: Settings) -> None:
+    """A dry run's `to_publish` equals what the same plan's replay publishes, where the page's old
+    count (matched minus already replayed) was wrong: jobs that another replay replayed before
+    (said N, published 0), a job the log holds twice after a requeue (said 2, published 1), and
+    jobs stored after the dry run (left out once the dry run's `end_seq` is the plan's
+    `through_seq`)."""
+    publisher = Publisher(nc, settings)
+    since = utcnow()
+    jobs = [await publisher.enqueue("a.job", {"n": n}) for n in range(4)]  # no worker: they wait
+
+    earlier = await replay(nc, settings, plan_replay(since, job_type="a.job", replay_id="earlier"))
+    assert earlier.published == 4
+    # Another window (a relative --since typed again): its replay id is new, its jobs were replayed.
+    plan = plan_replay(since - timedelta(seconds=1), job_type="a.job")
+    dry = await replay(nc, settings, plan, dry_run=True)
+    assert (dry.matched, dry.already_replayed, dry.replayed_before, dry.to_publish) == (4, 0, 4, 0)
+    seq = await last_seq(nc, settings)
+    real = await replay(nc, settings, plan)
+    assert real.published == dry.to_publish == 0
+    assert await last_seq(nc, settings) == seq
+
+    # A new window with one job the log holds twice (its dead letter was requeued).
+    since = utcnow()
+    twice = await publisher.enqueue("a.job", {"n": 10})
+    await _stored_twice(nc, settings, twice.id)
+    once = await publisher.enqueue("a.job", {"n": 11})
+    plan = plan_replay(since, job_type="a.job")
+    dry = await replay(nc, settings, plan, dry_run=True)
+    assert (dry.matched, dry.skipped_repeats, dry.to_publish) == (2, 1, 2)
+    assert dry.to_publish_by_type == {"a.job": 2}
+
+    # Jobs stored after the dry run are outside the window it showed.
+    await publisher.enqueue("a.job", {"n": 12})
+    plan = msgspec.structs.replace(plan, through_seq=dry.end_seq)
+    seq = await last_seq(nc, settings)
+    real = await replay(nc, settings, plan)
+    assert real.published == real.to_publish == dry.to_publish == 2
+    assert await last_seq(nc, settings) == seq + 2
+    ledger = Ledger(await Topology(settings).status_kv(nc.jetstream()))
+    for job in (twice, once):
+        record, _ = await ledger.get(replay_job_id(plan.replay_id, job.id))
+        assert record is not None
+    assert jobs  # the first four are the earlier replay's originals

@@ -1,8 +1,9 @@
 """Take the README's screenshots of the web pages from a realistic state (not a test).
 
 `python -m tests.ui.screenshots ops` runs a private nats-server, two worker processes of the test
-app on two queues, a stream of jobs (some of which dead-letter) and `jetjobs ui`, waits for the
-throughput to show, and saves `docs/img/ops-page.png`.
+app on two queues, a stream of jobs (some of which dead-letter) and `jetjobs ui`, waits for two
+whole minutes of throughput to show, and saves `docs/img/ops-page.png` (1440 px wide) and
+`docs/img/ops-page-phone.png` (390 px, the top of the page).
 
 `python -m tests.ui.screenshots review` records two runs' listings in a fresh SQLite state of
 record, starts `jobsearch ui` over it and saves `docs/img/review-page.png` (the table) and
@@ -51,8 +52,7 @@ async def ops_screenshot(store: Path) -> None:
             await publisher.enqueue("jobs.slow", {"seconds": "soon"}, queue="reports", max_attempts=2)
             async with anyio.create_task_group() as tg:
                 tg.start_soon(_keep_busy, publisher)
-                await anyio.sleep(75)  # a little over a minute of throughput samples
-                await _shoot(url, IMAGES / "ops-page.png", "tr[data-worker]")
+                await _shoot_ops(url)
                 tg.cancel_scope.cancel()
         await nc.close()
     finally:
@@ -79,6 +79,23 @@ async def _shoot(url: str, path: Path, ready: str) -> None:
         await page.goto(url)
         await page.wait_for_selector(ready)
         await page.screenshot(path=str(path), full_page=True)
+        await browser.close()
+
+
+async def _shoot_ops(url: str) -> None:
+    """The operations page once it shows two whole minutes of throughput: at 1440 px and at 390 px."""
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        page = await browser.new_page(viewport={"width": 1440, "height": 860})
+        await page.goto(url)
+        await page.wait_for_selector("tr[data-worker]")
+        rows = "#throughput table.rates tbody tr:nth-child(2)"
+        await page.wait_for_selector(rows, timeout=200_000)  # two whole minutes, and a refresh
+        await page.screenshot(path=str(IMAGES / "ops-page.png"), full_page=True)
+        phone = await browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True)
+        await phone.goto(url)
+        await phone.wait_for_selector(rows)
+        await phone.screenshot(path=str(IMAGES / "ops-page-phone.png"), full_page=False)
         await browser.close()
 
 

@@ -119,10 +119,10 @@ async def test_replay_cancel_and_purge_act_only_after_confirmation(
     async with serving("jetjobs", ["ui", "--port", "0", "--allow-actions"], page_env(settings)) as url:
         await page.goto(f"{url}replay?since=1h&type=jobs.fast")
         await expect(page.locator("#would-publish")).to_have_text("2")
-        await page.get_by_role("button", name="Replay for real…").click()
-        await expect(page.locator(".question")).to_contain_text("as new jobs")
+        await page.get_by_role("button", name="Replay 2 jobs…").click()
+        await expect(page.locator(".question")).to_contain_text("Replay 2 jobs of type jobs.fast from")
         await page.locator("#confirm").click()
-        await expect(page.locator("#done")).to_contain_text("published 2, already replayed 0")
+        await expect(page.locator("#done")).to_contain_text("published 2 of 2 jobs, already replayed 0")
         replay_id = (await page.locator("#done").inner_text()).split()[1].rstrip(":")
 
         await page.locator("input[name=id]").fill(first.id)
@@ -138,7 +138,7 @@ async def test_replay_cancel_and_purge_act_only_after_confirmation(
         await expect(page.locator('tr[data-dead="dead-1"]')).to_be_visible()
         await page.locator("#purge").click()
         await page.locator("#confirm").click()
-        await expect(page.locator("#done")).to_have_text("purged 1 dead letter(s)")
+        await expect(page.locator("#done")).to_have_text("purged 1 dead letter")
         await expect(page.locator("#deadletters")).to_contain_text("No dead letter")
 
     assert (await status_of(nc, settings, first.id)).state == "cancelled"

@@ -16,6 +16,7 @@ from jetjobs._transport.topology import Topology
 from jetjobs.ui._overview import Throughput
 from tests.apps import app as test_app
 from tests.support import running_worker, status_of
+from tests.ui.ops_app import ops_in_process
 from tests.ui.server import page_env, serving
 
 
@@ -66,16 +67,30 @@ async def test_queues_panel_shows_a_consumers_pending_ack_pending_and_redelivere
 @pytest.mark.integration
 @pytest.mark.browser
 @pytest.mark.timeout(90)
-async def test_throughput_panel_shows_settled_jobs_after_jobs_ran(
+async def test_throughput_panel_shows_nothing_until_a_whole_window_then_labels_it(
     page: Page, nc: NATS, settings: Settings
 ) -> None:
-    """Before any job ran the panel's rate row reads 0 settled; after a worker ran six jobs a later
-    sample shows them submitted and settled (rates a minute, from the page's own samples)."""
-    async with serving("jetjobs", ["ui", "--port", "0"], page_env(settings)) as url:
+    """Until one whole window has passed the panel shows no figure, only since when it measures;
+    then each row is labelled with its window (start to end) and the caption says how long one
+    window is. After a worker ran six jobs a later window shows them submitted and settled.
+
+    The page's meter here samples every 0.2 s over 2 s windows (the real one: 5 s over a minute),
+    so the test waits for the page to show, never for a fixed time."""
+    meter = Throughput(nc, Topology(settings), every=0.2, window=2.0)
+    async with ops_in_process(nc, settings, throughput=meter) as (url, _):
         await page.goto(url)
+        measuring = page.locator("#measuring")
+        if await measuring.count():  # the page loaded inside the first window
+            await expect(measuring).to_contain_text("the first figure shows after one whole window of 2 s")
+            assert await page.locator("#throughput table.rates").count() == 0
         first = page.locator("#throughput table.rates tbody tr").first
-        await expect(first).to_be_visible(timeout=30_000)  # the page's second sample (every 5 s)
-        await expect(first.locator("td").nth(2)).to_have_text(re.compile(r"^\s*0$"))
+        await expect(first).to_be_visible(timeout=30_000)  # the panel refreshes every 15 s
+        await expect(page.locator("#rate-window")).to_have_text(
+            "Jobs per minute, each row one whole window of 2 s, newest first"
+        )
+        await expect(first.locator("td").first).to_have_text(re.compile(r"^\d\d:\d\d\u2013\d\d:\d\d$"))
+        assert len(meter.per_minute()) >= 1
+        assert all((r.end - r.start).total_seconds() >= 2.0 for r in meter.per_minute())
 
         publisher = Publisher(nc, settings)
         async with running_worker(test_app, nc, settings, queues=["ops-run"]) as (_, outcomes):
@@ -83,11 +98,13 @@ async def test_throughput_panel_shows_settled_jobs_after_jobs_ran(
                 await publisher.enqueue("jobs.fast", {"n": n}, queue="ops-run")
             await outcomes.wait(lambda: outcomes.count("succeeded") == 6)
 
-        positive = re.compile(r"^\s*[1-9]\d*$")
-        await expect(first.locator("td").nth(2)).to_have_text(positive, timeout=30_000)
-        await expect(first.locator("td").nth(1)).to_have_text(positive)
-        bars = first.locator(".bar.ok")
-        assert int(await bars.get_attribute("data-w") or 0) > 0
+        positive = re.compile(r"^\s*[1-9][\d,]*$")
+        rows = page.locator("#throughput table.rates tbody tr")
+        settled = rows.locator("td:nth-child(3)").filter(has_text=positive)
+        await expect(settled.first).to_be_visible(timeout=45_000)
+        await expect(rows.locator("td:nth-child(2)").filter(has_text=positive).first).to_be_visible()
+        widths = await page.locator("#throughput .bar.ok").evaluate_all("bars => bars.map(b => b.dataset.w)")
+        assert any(int(w) > 0 for w in widths)
 
 
 @pytest.mark.integration
@@ -117,7 +134,7 @@ async def test_throughput_counts_each_settled_delivery_once(nc: NATS, settings: 
     assert again.metadata.num_delivered == 2
     await again.ack_sync()
     await throughput.sample()
-    [rate] = throughput.per_minute()
+    [rate] = throughput.per_minute(window=0)  # between the two samples, however close
     minutes = (rate.end - rate.start).total_seconds() / 60
     assert round(rate.submitted * minutes, 6) == 7
     assert round(rate.settled * minutes, 6) == 7
@@ -146,14 +163,16 @@ async def test_requeue_all_requeues_every_dead_letter_after_confirmation(
         for job_id in ids:
             await expect(page.locator(f'tr[data-dead="{job_id}"]')).to_be_visible()
         await page.locator("#requeue-all").click()
-        await expect(page.locator(".question")).to_have_text("Requeue every dead letter? Each runs again.")
+        await expect(page.locator(".question")).to_have_text(
+            "Requeue 3 dead letters (every type and reason)? Each runs again."
+        )
         await page.get_by_role("link", name="Cancel").click()
         for job_id in ids:  # "Cancel" on the question changed nothing
             await expect(page.locator(f'tr[data-dead="{job_id}"]')).to_be_visible()
 
         await page.locator("#requeue-all").click()
         await page.locator("#confirm").click()
-        await expect(page.locator("#done")).to_have_text("requeued 3 job(s)")
+        await expect(page.locator("#done")).to_have_text("requeued 3 dead letters (every type and reason)")
         await expect(page.locator("#deadletters")).to_contain_text("No dead letter")
         consumer = topology.consumer_name("ops-dead", "normal")
         row = page.locator(f'#queues tr[data-consumer="{consumer}"] td.num')

@@ -23,6 +23,11 @@ typed; two more rules keep such a repeat from adding anything:
   the earlier replay's output came later) and notes the originals of the replays it finds there.
 
 Messages in the window that are not valid jobs are skipped and counted, never republished.
+
+A dry run and the replay it previews count the same way: `to_publish` is the number of jobs that
+pass every rule above, so a dry run's `to_publish` is what the replay then publishes (unless the
+log changed in between). The dry run's `end_seq` can be handed to the replay as the plan's
+`through_seq`, so that jobs stored after the preview are not part of the window it confirmed.
 """
 
 from __future__ import annotations
@@ -70,6 +75,8 @@ class ReplayPlan(msgspec.Struct, kw_only=True, frozen=True):
     include_replays: bool = False
     # Replay originals that another replay already replayed, once more.
     again: bool = False
+    # Read the window no further than this JOBS stream sequence (a dry run's `end_seq`).
+    through_seq: int | None = None
 
 
 class ReplayReport(msgspec.Struct, kw_only=True):
@@ -88,9 +95,16 @@ class ReplayReport(msgspec.Struct, kw_only=True):
     skipped_replays: int = 0
     # Originals that an earlier replay (another replay id) replayed already (left alone without again).
     replayed_before: int = 0
+    # Jobs the window holds more than once (a requeued dead letter is stored again): replayed once.
+    skipped_repeats: int = 0
     by_type: dict[str, int] = {}
+    # Jobs that passed every rule: published by a replay, counted only by a dry run.
+    to_publish: int = 0
+    to_publish_by_type: dict[str, int] = {}
     first_at: datetime | None = None
     last_at: datetime | None = None
+    # The last JOBS stream sequence this run read up to (0: the stream was empty).
+    end_seq: int = 0
 
 
 def plan_replay(
@@ -104,6 +118,7 @@ def plan_replay(
     replay_id: str | None = None,
     include_replays: bool = False,
     again: bool = False,
+    through_seq: int | None = None,
     now: datetime | None = None,
 ) -> ReplayPlan:
     """Resolve durations (`1h`) and RFC 3339 times to absolute UTC, and fix the replay id.
@@ -138,6 +153,7 @@ def plan_replay(
         rate=per_second,
         include_replays=include_replays,
         again=again,
+        through_seq=through_seq,
     )
 
 
@@ -179,7 +195,9 @@ async def replay(
     await topology.ensure_base(publisher.js)
     ledger = Ledger(await topology.status_kv(publisher.js))
     replayer = _Replayer(plan, publisher, ledger, ReplayReport(replay_id=plan.replay_id, dry_run=dry_run))
-    end_seq = (await publisher.js.stream_info(topology.jobs_stream)).state.last_seq
+    log_end = (await publisher.js.stream_info(topology.jobs_stream)).state.last_seq
+    end_seq = min(log_end, plan.through_seq) if plan.through_seq is not None else log_end
+    replayer.report.end_seq = end_seq
     if end_seq == 0:
         return replayer.report
     if plan.subject:
@@ -190,7 +208,7 @@ async def replay(
         only = f"{jobs_prefix}>"
     if not plan.again:
         replayer.replayed_before = await _replayed_before(
-            publisher.js, topology.jobs_stream, only, plan, end_seq
+            publisher.js, topology.jobs_stream, only, plan, log_end
         )
     async with _window(publisher.js, topology.jobs_stream, only, plan) as (sub, pending):
         await replayer.read(sub, end_seq, pending=pending, on_progress=on_progress)
@@ -294,6 +312,8 @@ class _Replayer:
         self.next_at = 0.0
         # Originals that another replay replayed already (see _replayed_before).
         self.replayed_before: set[str] = set()
+        # The originals this run has taken so far: the log may hold a job twice.
+        self.seen: set[str] = set()
 
     async def read(
         self,
@@ -326,6 +346,10 @@ class _Replayer:
         if found is None:
             return
         job, new = found
+        if job.id in self.seen:
+            report.skipped_repeats += 1
+            return
+        self.seen.add(job.id)
         report.matched += 1
         report.by_type[job.type] = report.by_type.get(job.type, 0) + 1
         report.first_at = report.first_at or msg.metadata.timestamp
@@ -337,6 +361,8 @@ class _Replayer:
         if existing is not None:
             report.already_replayed += 1
             return
+        report.to_publish += 1
+        report.to_publish_by_type[job.type] = report.to_publish_by_type.get(job.type, 0) + 1
         if report.dry_run:
             return
         await self._pace()

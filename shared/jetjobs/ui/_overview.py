@@ -3,11 +3,13 @@
 Everything comes from the platform's own readers (`live_workers`, the streams' and consumers'
 info); this module only shapes it for a table. Throughput is sampled by the page's process:
 every `SAMPLE_EVERY` seconds it reads the JOBS stream's last sequence and, per consumer, how many
-deliveries it made and how many are still unacknowledged, and keeps `WINDOW` of samples.
+deliveries it made and how many are still unacknowledged, and keeps `WINDOW` of samples. Rates
+are shown per whole minute only (see `Throughput.per_minute`).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from datetime import datetime
 
@@ -137,12 +139,24 @@ async def streams(nc: NATS, topology: Topology) -> list[StreamRow]:
 
 
 class Throughput:
-    """Samples of the deployment's counters over the last `WINDOW` seconds, and rates from them."""
+    """Samples of the deployment's counters over the last `WINDOW` seconds, and rates from them.
 
-    def __init__(self, nc: NATS, topology: Topology) -> None:
+    Args:
+        every: seconds between samples.
+        window: the length of one rate's window, in seconds (a minute; tests shorten it).
+    """
+
+    def __init__(
+        self, nc: NATS, topology: Topology, *, every: float = SAMPLE_EVERY, window: float = 60.0
+    ) -> None:
         self.nc = nc
         self.topology = topology
-        self.samples: deque[Sample] = deque(maxlen=int(WINDOW / SAMPLE_EVERY) + 1)
+        self.every = every
+        self.window = window
+        self.samples: deque[Sample] = deque(maxlen=int(WINDOW / every) + 1)
+        # The samples that end a whole window, the first one on (fixed: they never shift).
+        self.marks: deque[Sample] = deque(maxlen=int(WINDOW / window) + 1)
+        self.started_at: datetime | None = None  # the first sample's moment
 
     async def sample(self) -> None:
         """Take one sample (skipped while the server does not answer)."""
@@ -153,25 +167,35 @@ class Throughput:
             log.warning("ui.sample_failed", error=str(exc))
             return
         settled = sum(max(0, r.delivered - r.ack_pending) for r in rows)
-        self.samples.append(Sample(at=utcnow(), submitted=info.state.last_seq, settled=settled))
+        sample = Sample(at=utcnow(), submitted=info.state.last_seq, settled=settled)
+        self.samples.append(sample)
+        self.started_at = self.started_at or sample.at
+        if not self.marks or (sample.at - self.marks[-1].at).total_seconds() >= self.window:
+            self.marks.append(sample)
 
     async def run(self) -> None:
-        """Sample every `SAMPLE_EVERY` seconds until cancelled."""
+        """Sample every `every` seconds until cancelled."""
         while True:
             await self.sample()
-            await anyio.sleep(SAMPLE_EVERY)
+            await anyio.sleep(self.every)
 
-    def per_minute(self, buckets: int = 10) -> list[Rate]:
-        """Rates per minute over each of the last `buckets` minutes (fewer while the window fills)."""
-        samples = list(self.samples)
-        if len(samples) < 2:
-            return []
-        step = max(1, int(60 / SAMPLE_EVERY))
+    def per_minute(self, buckets: int = 10, *, window: float | None = None) -> list[Rate]:
+        """Per-minute rates over whole windows, newest first.
+
+        The windows are fixed from the first sample on (each ends at the first sample `window`
+        seconds or more after the previous end, by default the meter's own window), so a figure
+        changes once a window, and there is none until one whole window has passed: a few
+        seconds are not extrapolated to a minute.
+        """
+        if window is None or window == self.window:
+            marks = list(self.marks)
+        else:
+            marks = []
+            for sample in self.samples:
+                if not marks or (sample.at - marks[-1].at).total_seconds() >= window:
+                    marks.append(sample)
         rates: list[Rate] = []
-        end = len(samples) - 1
-        while end > 0 and len(rates) < buckets:
-            start = max(0, end - step)
-            a, b = samples[start], samples[end]
+        for a, b in itertools.pairwise(marks):
             minutes = max((b.at - a.at).total_seconds(), 1e-9) / 60
             rates.append(
                 Rate(
@@ -181,5 +205,4 @@ class Throughput:
                     settled=max(0, b.settled - a.settled) / minutes,
                 )
             )
-            end = start
-        return rates
+        return rates[::-1][:buckets]

@@ -1,9 +1,11 @@
 """Serve a page with uvicorn on an address of the user's choosing: loopback unless asked.
 
 The socket is bound before uvicorn starts, so `--port 0` prints the port the system chose, and a
-port in use fails at once with a clear message. SIGTERM and SIGINT stop the server and return
-normally: uvicorn's own handling re-raises the signal after shutdown, which would kill the process
-before the command's cleanup (closing the connection, stopping an embedded nats-server) runs.
+port in use fails at once with a clear message. The address printed is one a browser can open
+(`--host 0.0.0.0` prints the loopback address, and the machine's name for other machines).
+SIGTERM and SIGINT stop the server and return normally: uvicorn's own handling re-raises the
+signal after shutdown, which would kill the process before the command's cleanup (closing the
+connection, stopping an embedded nats-server) runs.
 """
 
 from __future__ import annotations
@@ -51,6 +53,24 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+_ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def browser_url(host: str, port: int) -> str:
+    """An address a browser can open for a socket bound to `host:port`.
+
+    A socket bound to every address (`0.0.0.0`, `::`) is reached on this machine at the loopback
+    address; `http://0.0.0.0:PORT/` is not an address a browser opens everywhere.
+    """
+    if host in _ANY_ADDRESS:
+        host = "::1" if host == "::" else "127.0.0.1"
+    return f"http://{_url_host(host)}:{port}/"
+
+
 class _Server(uvicorn.Server):
     """uvicorn's server, leaving the signals to `serve`."""
 
@@ -62,9 +82,11 @@ class _Server(uvicorn.Server):
 async def serve(app: Starlette, sock: socket.socket, *, token: str | None, name: str) -> None:
     """Print the page's address (with the token, if any), then serve until SIGINT or SIGTERM."""
     host, port = sock.getsockname()[:2]
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
-    print(f"{name} on {url}", flush=True)
+    query = f"?token={token}" if token else ""
+    print(f"{name} on {browser_url(host, port)}{query}", flush=True)
+    if host in _ANY_ADDRESS:
+        others = f"http://{_url_host(socket.gethostname())}:{port}/{query}"
+        print(f"  listening on every address: from other machines {others}", file=sys.stderr, flush=True)
     if token:
         print("  (anyone who can reach this address needs the token above)", file=sys.stderr, flush=True)
     config = uvicorn.Config(
