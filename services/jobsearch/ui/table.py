@@ -58,9 +58,34 @@ class Filters(msgspec.Struct, kw_only=True, frozen=True):
     listed: ListedFilter = ""  # open: still listed somewhere; closed: taken down or stale
     sort: SortKey = "fit"
     descending: bool = True
+    page: int = 1  # 1-based; past the last page means the last page
 
 
-def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[list[ListingRow], int]:
+PAGE_SIZE = 100
+
+
+class TablePage(msgspec.Struct, kw_only=True, frozen=True):
+    """One page of the rows that passed the filters."""
+
+    rows: list[ListingRow]
+    total: int  # how many rows passed
+    page: int  # this page, 1-based (the last one when the asked page was past it)
+    pages: int  # how many pages there are (at least 1)
+    first: int  # the 1-based position of the page's first row (0 when no row passed)
+
+
+def listing_page(store: Store, filters: Filters, *, size: int = PAGE_SIZE) -> TablePage:
+    """The page `filters.page` of the rows that pass `filters`, in their order."""
+    rows, total = listing_rows(store, filters, limit=None)
+    pages = max(1, -(-total // size))
+    page = min(max(1, filters.page), pages)
+    start = (page - 1) * size
+    return TablePage(
+        rows=rows[start : start + size], total=total, page=page, pages=pages, first=start + 1 if total else 0
+    )
+
+
+def listing_rows(store: Store, filters: Filters, *, limit: int | None = 500) -> tuple[list[ListingRow], int]:
     """The rows that pass `filters`, in their order (at most `limit`), and how many passed."""
     boards = store.boards_by_listing()
     new = store.new_listing_ids()
@@ -91,7 +116,7 @@ def listing_rows(store: Store, filters: Filters, *, limit: int = 500) -> tuple[l
             )
         )
     rows.sort(key=lambda r: _SORTS[filters.sort](r.row), reverse=filters.descending)
-    return rows[:limit], len(rows)
+    return (rows if limit is None else rows[:limit]), len(rows)
 
 
 def _is_open(row: TrackerRow) -> bool:
@@ -125,4 +150,14 @@ _SORTS: dict[SortKey, Callable[[TrackerRow], tuple[object, ...]]] = {
     "salary": lambda r: (_salary_top(r), r.company.casefold()),
 }
 
-__all__ = ["REVIEW_FILTERS", "SORT_KEYS", "Filters", "ListingRow", "ReviewFilter", "listing_rows"]
+__all__ = [
+    "PAGE_SIZE",
+    "REVIEW_FILTERS",
+    "SORT_KEYS",
+    "Filters",
+    "ListingRow",
+    "ReviewFilter",
+    "TablePage",
+    "listing_page",
+    "listing_rows",
+]
