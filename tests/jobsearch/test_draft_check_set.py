@@ -7,7 +7,10 @@ and kept out of the tuning until the checks were reworked for claim positions: i
 caught 21 of 24 invented claims (87.5%) and flagged 5 of 24 honest drafts (20.8%), short of the
 bar; the generic causes it showed were then mended (docs/drafting.md#measured). Every set is held
 at the bar: at least 90% of invented claims caught, and caught by a check that quotes the claim,
-at most 10% of honest drafts flagged.
+at most 10% of honest drafts flagged. `fresh6.toml`, written later by someone who had read neither
+the checks nor the other sets' drafts, is the exception: its one run caught 19 of 24 (79.2%), 16 of
+them by a check quoting the claim (66.7%), and flagged 6 of 24 honest drafts (25.0%); it is held
+where it stands (`FLOORS`) until the checks are mended for it.
 """
 
 from __future__ import annotations
@@ -18,9 +21,12 @@ import pytest
 
 from tests.draft_check_set import FIXTURES, KINDS, DraftSetError, evaluate, load_set, main
 
-SETS = sorted(FIXTURES.glob("*.toml"))
-# (invented caught at least, honest flagged at most), in percent, for a set not at the bar: none now.
-FLOORS: dict[str, tuple[float, float]] = {}
+# fresh7.toml is held back, unseen, until it is measured once against the mended checks.
+SETS = sorted(p for p in FIXTURES.glob("*.toml") if p.name != "fresh7.toml")
+# (invented caught at least, honest flagged at most), in percent, for a set not at the bar. The
+# caught floor also holds the rate caught by a check quoting the claim, so fresh6's is its quoted
+# rate, 16/24 (its caught rate is 19/24).
+FLOORS: dict[str, tuple[float, float]] = {"fresh6.toml": (66.6, 25.0)}
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
