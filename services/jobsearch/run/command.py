@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import structlog
 from nats.aio.client import Client as NATS
 
@@ -68,7 +69,9 @@ async def cmd_replay(args: argparse.Namespace, settings: Settings, nc: NATS) -> 
     # The platform's rules (replays are not replayed; what another replay replayed is left alone
     # unless --again) decide what runs: count first, so that a repeat starts nothing and says why.
     preview = await replay(nc, settings, plan, dry_run=True)
-    count = preview.matched - preview.already_replayed - preview.replayed_before
+    count = preview.to_publish
+    # What runs is what was counted: jobs stored after the count are not part of this replay.
+    plan = msgspec.structs.replace(plan, through_seq=preview.end_seq)
     if args.dry_run:
         print(f"replay {plan.replay_id}: would run {count} {stage} jobs again")
         if count == 0:

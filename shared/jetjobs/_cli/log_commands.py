@@ -82,8 +82,7 @@ def _print_report(report: ReplayReport) -> None:
     if report.first_at and report.last_at:
         print(f"  first / last       {rfc3339(report.first_at)} / {rfc3339(report.last_at)}")
     if report.dry_run:
-        would = report.matched - report.already_replayed - report.replayed_before
-        print(f"  would publish      {would} (dry run: nothing published)")
+        print(f"  would publish      {report.to_publish} (dry run: nothing published)")
     else:
         print(f"  published          {report.published}")
     print(f"  already replayed   {report.already_replayed}")
@@ -93,6 +92,7 @@ def _print_report(report: ReplayReport) -> None:
     print(f"  skipped, invalid   {report.skipped_invalid} (messages in the window that are not valid jobs)")
     print(f"  skipped, status    {report.skipped_status}")
     print(f"  skipped, own       {report.skipped_own} (jobs this replay published)")
+    print(f"  skipped, repeats   {report.skipped_repeats} (stored twice in the window: replayed once)")
     print(
         f"  skipped, replays   {report.skipped_replays} (jobs that are replays; --include-replays takes them)"
     )
