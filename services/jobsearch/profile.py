@@ -118,7 +118,8 @@ class FitWeights(_Base, kw_only=True, frozen=True):
     years_slack: float = 2
     place_match: float = 8  # where and how the person wants to work
     place_mismatch: float = -35  # onsite elsewhere, remote but restricted to a region they are not in
-    remote_unwanted: float = -10  # remote only, when the person wants to be on site
+    remote_unwanted: float = -10  # remote only, when the person wants to be on site or hybrid
+    onsite_unwanted: float = -10  # onsite in their city, when the person wants hybrid or remote
     visa_refused: float = -30  # no sponsorship, when the person needs it
     visa_offered: float = 5
     pay_meets: float = 5  # the stated pay reaches the floor

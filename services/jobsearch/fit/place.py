@@ -51,7 +51,9 @@ class PlaceMatch:
 
     ok: bool | None
     text: str  # in words, for the reason
-    remote_unwanted: bool = False
+    # How the work is done is not how the person wants it: remote when they want to be on site or
+    # hybrid ("remote"), onsite in their city when they want hybrid or remote ("onsite"); else "".
+    unwanted: str = ""
     visa: str = ""  # "refused", "offered" or ""
 
 
@@ -142,8 +144,9 @@ def _remote_match(profile: Profile, listing: MergedListing, visa: str) -> PlaceM
         return PlaceMatch(
             False, f"remote, but only in {limited}; you are in {_elsewhere(profile)}", visa=visa
         )
-    if profile.search.remote == "onsite":
-        return PlaceMatch(True, "remote; you want to be on site", remote_unwanted=True, visa=visa)
+    if profile.search.remote in ("onsite", "hybrid"):
+        want = "to be on site" if profile.search.remote == "onsite" else "hybrid"
+        return PlaceMatch(True, f"remote; you want {want}", unwanted="remote", visa=visa)
     return PlaceMatch(True, "remote" + (f" ({', '.join(where)})" if where else ""), visa=visa)
 
 
@@ -154,6 +157,15 @@ def place_match(profile: Profile, listing: MergedListing) -> PlaceMatch:
     if is_remote(listing):
         return _remote_match(profile, listing, visa)
     return _office_match(profile, listing, visa)
+
+
+def _in_your_city(how: str, shown: str, mode: str, visa: str) -> PlaceMatch:
+    """An onsite or hybrid job in one of the person's cities: wanted, unless they want hybrid or
+    remote and it is onsite."""
+    if how == "onsite" and mode in ("hybrid", "remote_or_hybrid"):
+        want = "hybrid" if mode == "hybrid" else "remote or hybrid"
+        return PlaceMatch(True, f"onsite in {shown}; you want {want}", unwanted="onsite", visa=visa)
+    return PlaceMatch(True, f"{how} in {shown}", visa=visa)
 
 
 def _office_match(profile: Profile, listing: MergedListing, visa: str) -> PlaceMatch:
@@ -173,7 +185,7 @@ def _office_match(profile: Profile, listing: MergedListing, visa: str) -> PlaceM
     parts = [part for p in listing.locations for part in normalise.location(p).parts]
     near = {c for c in cities for part in parts if c in part.split()}  # "Mallow, Co. Cork" is in Cork
     if cities and (listing_cities & cities or near):
-        return PlaceMatch(True, f"{how} in {shown}", visa=visa)
+        return _in_your_city(how, shown, mode, visa)
     wanted_regions = {r for v in profile.search.locations for r in _regions(v)}
     if listing_regions & wanted_regions:  # "Mississauga, ON, Canada" when Canada is one of your places
         region = ", ".join(sorted(listing_regions & wanted_regions)).title()

@@ -204,10 +204,10 @@ def rule_parts(profile: Profile, listing: MergedListing, today: date) -> list[Pa
 
     place = place_match(profile, listing)
     where = "place_remote" if is_remote(listing) else "place_office"
-    if place.ok is True and not place.remote_unwanted:
+    if place.unwanted:
+        add(w.remote_unwanted if place.unwanted == "remote" else w.onsite_unwanted, place.text, where)
+    elif place.ok is True:
         add(w.place_match, place.text, where)
-    elif place.remote_unwanted:
-        add(w.remote_unwanted, place.text, where)
     elif place.ok is False:
         add(w.place_mismatch, place.text, where)
     if search.needs_visa and place.visa == "refused":
