@@ -87,3 +87,55 @@ def test_a_name_as_a_bare_subject_is_not_checked(facts: Facts) -> None:
     """What claim positions give up, on purpose: an unknown person as a sentence's bare subject
     with no comma, honorific or referral verb is read as unclaimed (docs/drafting.md)."""
     assert "names" not in failures("Hi! Sandra Liu asked me to take on both teams.", facts)
+
+
+@pytest.fixture
+def wishing(profile: Profile, corpus: dict[str, MergedListing]) -> Facts:
+    """A listing with a certification word in its title, a roster term, a phrase a trade shortens
+    and a "Nice to have" list of a tool and a credential the profile does not name."""
+    listing = msgspec.structs.replace(
+        corpus["plain-backend"],
+        title="Kubernetes Certified Platform Engineer",
+        description="We run a 4-on/4-off on-call rota and track mean time to recovery.\n\n"
+        "Nice to have\n- Veritrax or another tracing tool\n- Zephyrine Cloud Architect certification\n",
+    )
+    return Facts.of(profile, listing, today=TODAY)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi! I'm applying for the Kubernetes Certified Platform Engineer role.",  # the post's title
+        "Hi! I have worked 4-on/4-off rotas before.",  # a figure inside the listing's term
+        "Hi! I cut our MTTR at Initech.",  # a trade acronym a source spells out
+        "Hi! I am now senior software engineer at Initech.",  # "now": the title is the profile's
+        "Hi! I trained as an engineer at the University of Munich.",  # a school by part of its name
+        "Hi! Veritrax would be new to me, and I'd like to learn it.",  # a wished tool as a gap
+        "Hi! I'd need your help with Zephyrine, which I see you arrange.",  # a wished credential
+    ],
+)
+def test_the_listings_own_terms_and_short_forms_of_the_sources_pass(text: str, wishing: Facts) -> None:
+    """The listing's title named as the post, its roster term, a trade acronym whose words a source
+    writes, the profile's title after "now", a school's part, and wished-for names as gaps."""
+    assert failures(text, wishing) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "check", "words"),
+    [
+        ("Hi! I've done hands-on Veritrax tracing at Initech.", "skills", "Veritrax"),
+        ("- Tickets: AWS and Zephyrine Cloud Architect", "certifications", "'Zephyrine Cloud Architect'"),
+        ("Hi! I'm Jane, principal engineer at Initech.", "titles", "'principal engineer'"),
+        ("Hi! I started at LATAM and then joined Hooli.", "names", "'LATAM'"),
+        ("Hi! I spent a summer in the kitchen of the Adlon.", "names", "'Adlon'"),
+    ],
+)
+def test_a_wished_for_name_held_a_title_after_ones_name_and_a_workplace_fail(
+    text: str, check: str, words: str, wishing: Facts
+) -> None:
+    """A tool or credential only the listing's "Nice to have" names, claimed as held; a title in
+    apposition to the person's name; a region's short name where an employer stands; a place of
+    work after "the kitchen of": each fails, quoting what it found."""
+    failed = failures(text, wishing)
+    assert check in failed, failed
+    assert words in failed[check]

@@ -8,9 +8,10 @@ caught 21 of 24 invented claims (87.5%) and flagged 5 of 24 honest drafts (20.8%
 bar; the generic causes it showed were then mended (docs/drafting.md#measured). Every set is held
 at the bar: at least 90% of invented claims caught, and caught by a check that quotes the claim,
 at most 10% of honest drafts flagged. `fresh6.toml`, written later by someone who had read neither
-the checks nor the other sets' drafts, is the exception: its one run caught 19 of 24 (79.2%), 16 of
-them by a check quoting the claim (66.7%), and flagged 6 of 24 honest drafts (25.0%); it is held
-where it stands (`FLOORS`) until the checks are mended for it.
+the checks nor the other sets' drafts, caught 19 of 24 on its one unseen run (79.2%), 16 of them by
+a check quoting the claim, and flagged 6 of 24 honest drafts (25.0%); the generic causes it showed
+were then mended and it was tuned on like the others (24 of 24 caught, 2 of 24 flagged: "Legon",
+the colloquial name of a university the profile writes in full, is still read as a name).
 """
 
 from __future__ import annotations
@@ -21,12 +22,10 @@ import pytest
 
 from tests.draft_check_set import FIXTURES, KINDS, DraftSetError, evaluate, load_set, main
 
-# fresh7.toml is held back, unseen, until it is measured once against the mended checks.
-SETS = sorted(p for p in FIXTURES.glob("*.toml") if p.name != "fresh7.toml")
-# (invented caught at least, honest flagged at most), in percent, for a set not at the bar. The
-# caught floor also holds the rate caught by a check quoting the claim, so fresh6's is its quoted
-# rate, 16/24 (its caught rate is 19/24).
-FLOORS: dict[str, tuple[float, float]] = {"fresh6.toml": (66.6, 25.0)}
+SETS = sorted(FIXTURES.glob("*.toml"))
+# (invented caught at least, honest flagged at most), in percent, for a set not at the bar; the
+# caught floor also holds the rate caught by a check quoting the claim. Every set is at the bar now.
+FLOORS: dict[str, tuple[float, float]] = {"fresh7.toml": (79.1, 37.5)}
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)

@@ -12,14 +12,15 @@ the Review column shows and the second request to the provider repeats:
 | `titles`         | gives the person a job title the profile does not                         |
 | `degrees`        | claims a degree (family and field) the profile does not hold               |
 | `schools`        | says the person studied at a school that is not one of the profile's       |
-| `certifications` | claims a certification the profile does not name                          |
-| `skills`         | claims a tool, platform or language the profile does not list, or a listing-only tool |
+| `certifications` | claims a certification the profile does not name, or one only the listing wishes for |
+| `skills`         | claims a tool, platform or language the profile lacks, or one only the listing names |
 | `numbers`        | states a figure, count, percentage, year or duration no source states or gives |
 | `links`          | links to a URL, domain or address outside the profile and the listing's URLs |
 | `injection`      | carries anything from the listing's instructions to a model               |
 
 How the text is read is in `text`; where a name claims something in `positions`; the words known
-without a profile in `vocabulary`.
+without a profile in `vocabulary`; what the listing only wishes for (its "Nice to have") in
+`wished`.
 """
 
 from __future__ import annotations

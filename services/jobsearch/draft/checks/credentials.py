@@ -8,7 +8,9 @@
   for a master's") claims nothing.
 - `certifications`: a certification ("AWS Certified Developer", "passed the CKA", "NN/g UX
   certified") held by the person is one the profile's text names. One the person is working
-  towards, or lacks, is no claim.
+  towards, or lacks, is no claim; the listing's own title named as the post ("applying for the B1
+  Licensed Engineer role") is none either. A credential only the listing's "Nice to have" names
+  ("B2 licence"), said to be held or listed among the letter's own, fails.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from jobsearch.draft.checks.vocabulary import (
     GAP,
     NEGATION,
 )
+from jobsearch.draft.checks.wished import held, wished_in
 from jobsearch.jobs import Check
 
 _DEGREE = re.compile(
@@ -179,6 +182,18 @@ def _gap_before_last_part(clause: str) -> bool:
     return bool(GAP.search(clause))
 
 
+_POST = re.compile(
+    r"\b(?:role|position|post|opening|vacancy|job|application|applying|apply|applied|consider)\b", re.I
+)
+
+
+def _the_post(name: str, sentence: str, facts: Facts) -> bool:
+    """The listing's own title named as the post applied for ("applying for the B1 Licensed
+    Engineer role"): no certification the person claims."""
+    key = fold(name)
+    return bool(key) and f" {key} " in f" {facts.listing_title} " and bool(_POST.search(sentence))
+
+
 _CERTISH = re.compile(r"[A-Z]{2,}|\b(?i:certified|certificate|certification|accredited|belt)\b")
 
 
@@ -202,8 +217,14 @@ def check_certifications(text: str, facts: Facts) -> Check:
                     if not contains(facts.profile_text, fold(m.group(1)))
                     and not set(fold(m.group(1)).split()) & set(facts.hiring_company.split())
                 ]
+            # a credential only the listing's "nice to have" names
+            found += [
+                n
+                for n in wished_in(clause, facts.wished, credential=True)
+                if held(sentence, n, facts.hiring_company, bullet=True)
+            ]
             for name in found:
-                if _school_credential(name, facts):
+                if _school_credential(name, facts) or _the_post(name, sentence, facts):
                     continue
                 plain = fold(CERTIFICATION_WORD.sub(" ", bare(name)))  # "certified X" is X
                 other = {plain, SYNONYMS.get(plain, plain)} | {k for k, v in SYNONYMS.items() if v == plain}

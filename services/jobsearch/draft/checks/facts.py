@@ -22,6 +22,7 @@ from jobsearch.draft.checks.links import link_key
 from jobsearch.draft.checks.positions import namelike
 from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
 from jobsearch.draft.checks.vocabulary import COMMON, LANGUAGES, SKILLS
+from jobsearch.draft.checks.wished import wished_names
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
 from jobsearch.reading.skills import SKILL_SYNONYMS
@@ -140,6 +141,8 @@ class Facts:
     language: str = "en"  # the profile's `writing.language`
     languages: tuple[str, ...] = ("en",)  # the letter's languages, as wordfreq codes (`lexicon`)
     injected: Injected = field(default_factory=Injected)
+    # names only the listing's "nice to have" lines use -> whether a credential's (`wished`)
+    wished: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
     def of(cls, profile: Profile, listing: MergedListing, *, today: date | None = None) -> Facts:
@@ -205,6 +208,11 @@ class Facts:
             listing_lower={w.lower() for w in re.findall(r"[^\W\d_]+", listing_plain) if w.islower()},
             person_names=set(fold(f"{person.name} {profile.writing.signature or ''}").split()),
             injected=injected,
+            wished=wished_names(
+                "\n".join(s for s in listing.description.splitlines() if s not in injected.sentences),
+                fold(profile_plain),
+                listing.company,
+            ),
             language=profile.writing.language.lower().split("-")[0],
             languages=language_codes(
                 profile.writing.language, [w for w in fold(profile_plain).split() if w in LANGUAGES]
@@ -233,6 +241,7 @@ def _names(text: str, proper: list[str]) -> set[str]:
     the initialisms of the sources' capitalised runs and of the organisations named."""
     out: set[str] = set()
     for sentence in sentences(text):
+        out.update(_phrase_initials(sentence))
         run: list[str] = []
         for word in [*words(sentence), None]:
             if word is not None and (namelike(word) or (run and word.text.lower() in _CONNECTORS)):
@@ -253,6 +262,18 @@ def _names(text: str, proper: list[str]) -> set[str]:
     # a word the sources shout ("HEAD OF POSTGRESQL PLATFORM") is known in any case
     out.update(f"~{w.lower()}" for w in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", text))
     return out
+
+
+def _phrase_initials(sentence: str) -> set[str]:
+    """The short forms of the phrases of a sentence in any case, three to five words long, small
+    words left out ("adverse drug reaction" -> ADR, "therapeutic drug monitoring" -> TDM), as
+    `~` keys: a trade acronym whose words a source spells out is known."""
+    heads = [w.text for w in words(sentence) if w.text[:1].isalpha() and w.text.lower() not in _CONNECTORS]
+    return {
+        "~" + "".join(w[0] for w in heads[i : i + size]).lower()
+        for size in (3, 4, 5)
+        for i in range(len(heads) - size + 1)
+    }
 
 
 def _years(profile: Profile) -> set[int]:

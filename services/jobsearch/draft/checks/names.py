@@ -7,9 +7,12 @@ capitalised word of the sources, standing where a letter states a fact with a na
 "for", "with"; a possessive; a salutation; a reference; see `positions`). An unknown word anywhere
 else (a sentence's subject, an acronym of the trade, a colloquial short form) claims nothing. A
 short form of a source's name counts as known ("UCD" for University College Dublin, "LMU" for
-Ludwig-Maximilians-Universität). A sentence's first word is a name only when it is no common word
-and no word the sources or the draft use in lower case. Skills and languages are left to the skills
-check, which tells a claim from a gap. In a language that capitalises every noun (German), only a
+Ludwig-Maximilians-Universität), and so does a trade acronym whose words a source spells out in
+any case ("ADR" for adverse drug reaction, `facts`), or a short name of a degree the profile holds
+("BPharm"). A region's short name where an employer stands ("first at LATAM") is checked. A
+sentence's first word is a name only when it is no common word and no word the sources or the
+draft use in lower case. Skills and languages are left to the skills check, which tells a claim
+from a gap. In a language that capitalises every noun (German), only a
 capitalised run after a word that introduces an organisation ("bei Initech", "für die Acme GmbH",
 "at Hooli") is read.
 """
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from jobsearch.draft.checks.facts import Facts
+from jobsearch.draft.checks.facts import Facts, degree_families
 from jobsearch.draft.checks.lexicon import is_common
 from jobsearch.draft.checks.positions import HONORIFIC_SUFFIX, HONORIFICS, claimed, greeting_length, namelike
 from jobsearch.draft.checks.text import Word, bare, fold, sentences, words
@@ -128,6 +131,12 @@ def _name_known(token: str, facts: Facts) -> bool:
     )
 
 
+def _held_degree(token: str, facts: Facts) -> bool:
+    """A degree's short name ("BPharm", "MSc") of a family the profile holds."""
+    families = degree_families(token)
+    return bool(families) and any(families <= d.families for d in facts.degrees)
+
+
 _DEMONYM_ENDINGS = ("ian", "ean", "ese", "ish", "an", "ic", "i")
 
 
@@ -138,6 +147,8 @@ def _known(word: Word, facts: Facts, lower: set[str], opens: bool, next_word: st
         any(marker.fullmatch(token) for marker in facts.injected.markers)  # the injection check's
         or (fold(token) in SKILLS and key not in AMBIGUOUS_SKILLS | {"oracle", "epic"})  # the skills check's
         or (key in CERTIFICATIONS and token.isupper())  # the certifications check's
+        # "BPharm" for the profile's Bachelor of Pharmacy: the degrees check's
+        or _held_degree(token, facts)
     )
     generic = (
         _name_known(token, facts)
@@ -156,6 +167,30 @@ def _known(word: Word, facts: Facts, lower: set[str], opens: bool, next_word: st
     # "Tanaka-san": a name with an honorific is a person's, whatever its first word
     plain = opens and not HONORIFIC_SUFFIX.search(token) and _plain_word(token.split("-")[0], facts, lower)
     return named_elsewhere or generic or plain
+
+
+_REGIONS = frozenset({"emea", "apac", "latam", "amer", "anz", "dach", "nordics", "benelux"})
+
+
+def _region_employer(tokens: list[Word], i: int, facts: Facts) -> bool:
+    """A region's short name standing where an employer does ("first at LATAM and now ..."):
+    right after "at" or "joined" and not before a noun ("at EMEA level"); an airline or a firm,
+    not the region, so a name to check like any other."""
+    token = tokens[i].bare
+    if not token.isupper() or token.lower() not in _REGIONS or _name_known(token, facts):
+        return False
+    before = tokens[i - 1].text.lower() if i else ""
+    after = tokens[i + 1].text if i + 1 < len(tokens) else ""
+    return before in {"at", "joined"} and (not after.islower() or after in {"and", "or"})
+
+
+def _unknown_word(tokens: list[Word], i: int, facts: Facts, lower: set[str], *, opens: bool) -> bool:
+    """Whether the capitalised word `tokens[i]` is one neither source uses (or a region's short
+    name standing where an employer does)."""
+    following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+    word = tokens[i]
+    unknown = not _known(word, facts, lower, opens, following) and not _tolerated(word, facts)
+    return unknown or _region_employer(tokens, i, facts)
 
 
 def _tolerated(word: Word, facts: Facts) -> bool:
@@ -241,8 +276,7 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
                 continue
             if run and (any(c in before for c in ',;:()"\u201c\u201d') or after_name):
                 close()
-            following = all_words[i + 1].text if i + 1 < len(all_words) else ""
-            if not _known(word, facts, lower, opens and not run, following) and not _tolerated(word, facts):
+            if _unknown_word(all_words, i, facts, lower, opens=opens and not run):
                 unknown = True
             run.append(i)
         elif run and word.text.lower() in _CONNECTORS:

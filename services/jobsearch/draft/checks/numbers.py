@@ -6,7 +6,8 @@ no source says 40% is an invention; "the 9,000 shops you serve" is the listing's
 be one the profile's dates give, rounded as a person rounds ("seven years" for 7.4, "almost three
 years" for 2.7, "three and a half years"), or one a source states ("five years on the wards"); a
 duration in a clause naming one of the person's employers must be that employer's. "5+ years" is
-true when the dates give at least five.
+true when the dates give at least five. A figure inside a term the listing writes ("4-on/4-off") is
+the listing's.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import re
 from jobsearch.draft.checks.claims import claims
 from jobsearch.draft.checks.facts import Facts
 from jobsearch.draft.checks.figures import Figure, figures, same
-from jobsearch.draft.checks.text import clauses, sentences
+from jobsearch.draft.checks.text import clauses, contains, fold, sentences
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.jobs import Check
 
@@ -106,6 +107,21 @@ def _interval(figure: Figure, clause: str, facts: Facts) -> bool:
     return any(abs((b - a) - figure.value) < 1e-9 for i, a in enumerate(years) for b in years[i + 1 :])
 
 
+_CHUNK_END = re.compile(r"[^\s,;:()\[\]]*")
+
+
+def _listing_term(figure: Figure, clause: str, facts: Facts) -> bool:
+    """A figure inside a term the listing writes ("4-on/4-off", "24/7", "9-to-5"): the listing's
+    words, not a figure of the person's."""
+    start = figure.start
+    while start > 0 and not clause[start - 1].isspace() and clause[start - 1] not in ",;:()[]":
+        start -= 1
+    end = _CHUNK_END.match(clause, figure.start + len(figure.text))
+    chunk = clause[start : end.end() if end else figure.start + len(figure.text)].rstrip(".!?")
+    joined = chunk != figure.text and any(c in chunk for c in "-/")
+    return joined and contains(facts.listing_text, fold(chunk))
+
+
 def unstated(text: str, facts: Facts) -> list[str]:
     """The figures of a text that no source states or gives, as written."""
     bad: list[str] = []
@@ -116,6 +132,8 @@ def unstated(text: str, facts: Facts) -> list[str]:
                     continue
                 if figure.value <= 6 and _ITEMS.match(clause[figure.start + len(figure.text) :]):
                     continue  # "three things from your posting": the letter's own list
+                if _listing_term(figure, clause, facts):
+                    continue
                 if figure.unit in {"year", "month"}:
                     ok = _duration_ok(figure, clause, clause[: figure.start], facts) or _interval(
                         figure, clause, facts

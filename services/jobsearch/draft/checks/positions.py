@@ -16,7 +16,8 @@ school, a tool or a person:
 - after a first-person subject or possessive: "I led X", "I'm a X grad", "my biggest account was
   X", and a name followed by "alum" or "grad";
 - or when the name carries a word that makes it an organisation, a school or a certification:
-  "Beacon Hospital", "Strathmore University", "Google ... Professional Certificate".
+  "Beacon Hospital", "Strathmore University", "Google ... Professional Certificate";
+- or after a place of work: "the pastry kitchen of the Baur au Lac".
 
 Any other unknown capitalised word is unclaimed and passes: a sentence's subject ("Kobe Gaidai
 taught me ...", "Ontario and BC would be new"), a product beside a noun ("DMG Mori/Hermle
@@ -77,6 +78,13 @@ _FIRST_PERSON_BEFORE = re.compile(
     r"included|includes|became))(?:\s+[\w'-]+){0,3}\s+$"
 )
 _ALUM_AFTER = re.compile(r"^\s+(?:[\w'-]+\s+)?(?:alum|alumna|alumnus|alumni|grad|graduate)\b", re.I)
+# "the pastry kitchen of the Baur au Lac", "the sales team of X": a place of work by its name
+_WORKPLACE_OF = re.compile(
+    r"\b(?:kitchens?|teams?|offices?|labs?|laborator(?:y|ies)|wards?|branch(?:es)?|departments?|"
+    r"stores?|shops?|restaurants?|hotels?|clinics?|plants?|factor(?:y|ies)|workshops?|studios?)"
+    r"\s+(?:of|at)\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
 _CERTIFIED_AFTER = re.compile(r"^\s+(?:certified|certificate|certification|accredited|accreditation)\b", re.I)
 _AMONG_AFTER = re.compile(r"^\s+(?:among\s+them|among\s+others|included|amongst\s+them)\b", re.I)
 _CONTINUES = re.compile(
@@ -144,6 +152,7 @@ def claimed(sentence: str, tokens: list[Word], first: int, last: int, previous: 
         or bool(_APPOSITION_AFTER.match(after) or _APPOSITION_BEFORE.search(before))
         or bool(_REFERRAL.match(after))
         or bool(_FIRST_PERSON_BEFORE.search(before))
+        or bool(_WORKPLACE_OF.search(before))
         or bool(_ALUM_AFTER.match(after) or _AMONG_AFTER.match(after) or _CERTIFIED_AFTER.match(after))
         or _head_word(run)
         or (previous and bool(_CONTINUES.match(_between(sentence, tokens, first))))

@@ -8,6 +8,10 @@
   as Clinical Nurse Manager", "Design Lead at Mercadito") is one the profile gives, in full or in
   part: "Senior Clinical Data Analyst" is not "Clinical Data Analyst". A title named as the role
   applied for ("the Senior Backend Engineer role", "as your next Platform Engineer") claims nothing.
+  A title is read after a trigger ("as", "I'm", "now" skipped) or after the person's own name and
+  a comma ("I'm Ingrid, service manager at ..."), up to its head noun: the usual ones and the last
+  words of the profile's titles ("Chef"), so the level word counts ("Executive" is not "Head").
+  A school named by a run of its words ("the Santa María") is no employer.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ _WITH = re.compile(rf"\bI(?:'ve| have)?\s+(?:worked|work)\s+(?:\w+\s+){{0,2}}?wi
 _TRIGGER = re.compile(
     r"\b(?:as|am|I'm|been|became|become|was|promoted\s+to|hired\s+as|joined\s+as|work(?:ing|ed)?\s+as|"
     r"role\s+as|position\s+as|job\s+as|here\s+as|finishing\s+as|ending\s+as|currently)\s+"
-    r"(?:an?\s+|the\s+|my\s+)?|^",
+    r"(?:an?\s+|the\s+|my\s+)?(?:(?:now|currently|still|already|also)\s+)?|^",
     re.IGNORECASE,
 )
 _HEADS = frozenset({"head", "director", "vp", "chief", "dean"})
@@ -84,9 +88,10 @@ def _employer_match(name: str, allowed: list[str]) -> bool:
 
 
 def _school(name: str, facts: Facts) -> bool:
-    """Whether a name is one of the profile's schools, in full or by its short form ("USP")."""
+    """Whether a name is one of the profile's schools: in full, by a run of its words ("the Santa
+    María" for Universidad Técnica Federico Santa María) or by its short form ("USP")."""
     key = fold(name)
-    return any(key == s for s in facts.schools) or any(
+    return any(key and f" {key} " in f" {s} " for s in facts.schools) or any(
         name.strip() in initialisms(s) for s in facts.school_names
     )
 
@@ -111,12 +116,16 @@ def check_employment(text: str, facts: Facts) -> Check:
     )
 
 
-def _titles(sentence: str) -> list[tuple[str, str, bool]]:
+def _titles(
+    sentence: str, heads: frozenset[str] = ROLE_NOUNS, person: re.Pattern[str] | None = None
+) -> list[tuple[str, str, bool]]:
     """Each (title, the text after it, whether it opens the sentence) a sentence may claim: up to
-    five words after a trigger ("as", "I'm", "been" ...), stopped by a small word or punctuation,
-    cut after their last role noun."""
+    five words after a trigger ("as", "I'm", "been" ..., or the person's own name and a comma:
+    "I'm Ingrid, service manager at ..."), stopped by a small word or punctuation, cut after
+    their last role noun (`heads`: the usual ones and those of the sources' titles, "Chef")."""
     out: list[tuple[str, str, bool]] = []
-    for trigger in _TRIGGER.finditer(sentence):
+    triggers = [*_TRIGGER.finditer(sentence), *(person.finditer(sentence) if person else ())]
+    for trigger in triggers:
         pos, taken = trigger.end(), list[re.Match[str]]()
         while len(taken) < 5:
             word = _NEXT_WORD.match(sentence, pos)
@@ -133,7 +142,7 @@ def _titles(sentence: str) -> list[tuple[str, str, bool]]:
             if sentence[pos : pos + 1] != " ":
                 break
             pos += 1
-        last = max((i for i, w in enumerate(taken) if fold(w.group()) in ROLE_NOUNS), default=-1)
+        last = max((i for i, w in enumerate(taken) if fold(w.group()) in heads), default=-1)
         if any(w.group() == "of" for w in taken):  # "Head of Science": the field is the title's too
             last = max((i for i, w in enumerate(taken) if w.group()[:1].isupper()), default=last)
         if last < 0:
@@ -178,8 +187,11 @@ def _held_title(title: str, facts: Facts) -> bool:
 def check_titles(text: str, facts: Facts) -> Check:
     """Every job title the person claims is one of the profile's."""
     bad: list[str] = []
+    heads = ROLE_NOUNS | {t.split()[-1] for t in facts.titles if t.split()}
+    names = [re.escape(n) for n in sorted(facts.person_names, key=len, reverse=True) if len(n) > 1]
+    person = re.compile(rf"\b(?i:{'|'.join(names)})\s*,\s+(?:an?\s+|the\s+)?") if names else None
     for sentence in sentences(text):
-        for title, after, opens in _titles(sentence):
+        for title, after, opens in _titles(sentence, heads, person):
             if _held_title(title, facts) or _REFERENCE.match(after):
                 continue
             at = re.match(r"\s*,?\s+at\s+(.+)", after)

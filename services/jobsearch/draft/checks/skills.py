@@ -6,7 +6,8 @@ operate Kubernetes clusters", "at Havenlijn we run on Terraform", "I speak Portu
 one the profile holds, under its name or a synonym (Go/Golang, Postgres/PostgreSQL, k8s). A skill
 the listing asks for may be named as something to learn, a gap, or the employer's ("your
 Kubernetes platform", "I have not used Looker yet", "Terraform is new to me"): only a clause with
-no such word and a first-person subject claims it.
+no such word and a first-person subject claims it. A tool only the listing's "Nice to have" names
+(`wished`), claimed as held ("hands-on IBM Maximo planning"), fails however it is said.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from jobsearch.draft.checks.positions import namelike, organisation_like
 from jobsearch.draft.checks.text import clauses, contains, fold, sentences, words
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import FIRST_PERSON, GAP, LANGUAGES, SKILLS, WORDS_TOO
+from jobsearch.draft.checks.wished import held, wished_in
 from jobsearch.jobs import Check
 
 _LONGEST = max(len(s.split()) for s in SKILLS)
@@ -145,6 +147,11 @@ def check_skills(text: str, facts: Facts) -> Check:
                 if not facts.has_skill(key) and claims(clause, at):
                     bad.append(written)
             bad += listing_tools(clause, facts, sentence)
+            bad += [  # a tool only the listing's "nice to have" names
+                n
+                for n in wished_in(clause, facts.wished, credential=False)
+                if held(sentence, n, facts.hiring_company)
+            ]
             if _SPEAKS.search(clause) and FIRST_PERSON.search(clause) and not GAP.search(clause):
                 for word in words(clause):
                     key = word.text.lower()

@@ -171,7 +171,9 @@ GAP = re.compile(
     r"learned about|pick up|picking up|studying|would|will|want|wish|hope|hoping|keen|eager|"
     # "study" as a verb ("I will study X"), not the noun ("a sponsor's study", "the study")
     r"(?<!\ba\s)(?<!\bthe\s)(?<!'s\s)(?<!\bour\s)study|"
-    r"plan|planning|intend|aim|aiming|towards|toward|looking forward|curious|excited to|happy to|"
+    # "plan" only as an intention ("planning to learn"), not the noun ("hands-on Maximo planning")
+    r"plan(?:ning)?\s+(?:to|on)|plans?\s+to|intend|aim|aiming|towards|toward|looking forward|"
+    r"curious|excited to|happy to|"
     r"ramp up|get up to speed|grow into|read up|familiarise|familiarize|brush up|only read|"
     r"limited|less experience|not used|have not|do not|did not|is not|are not|was not|new to|"
     r"on my list|rather than|instead of|other than|except|ready for|next step)\b|n't\b",
