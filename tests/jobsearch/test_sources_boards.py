@@ -250,10 +250,12 @@ async def test_hackernews_finds_the_thread_and_parses_comments(board: HttpTarget
     board.script("/api/v1/items/45800001", ok_file("hn_thread.json"))
     async with client() as http:
         fetched = await fetch_source(http, HackerNews(base_url=board.url("")))
-    assert fetched.skipped_reasons == {"unparsed comment": 1, "deleted comment": 1}
+    assert fetched.skipped_reasons == {"not a posting: question": 1, "deleted comment": 1}
     acme, sakura = fetched.listings
     assert (acme.company, acme.title) == ("Acme Robotics", "Senior Backend Engineer")
-    assert acme.url == "https://news.ycombinator.com/item?id=45800101"
+    # The careers link is where one applies; the comment stays the back-link (test_hackernews.py).
+    assert acme.url == "https://acme.example/jobs"
+    assert acme.description.startswith("Hacker News: https://news.ycombinator.com/item?id=45800101")
     assert acme.remote is True
     assert acme.employment_type == "Full-time"
     # Read from the comment's text (a comment has no pay field), so stated "text".

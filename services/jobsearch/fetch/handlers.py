@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 import anyio
 import msgspec
@@ -25,7 +26,9 @@ from jobsearch.jobs import (
     batch_key,
     run_key,
 )
+from jobsearch.llm.settings import ExtractSettings, load_extract_settings
 from jobsearch.sources import BoardHttp, HttpPolicy, SourceError
+from jobsearch.sources.hn.extract import Extractor
 from jobsearch.sources.hosts import ALLOW_HOSTS_VARIABLE, board_host_policy
 
 SOURCE_ATTEMPTS = 3  # runs of a source job on transient failures (each with BoardHttp's own retries)
@@ -61,13 +64,19 @@ def load_http_policy(env: Mapping[str, str] | None = None) -> HttpPolicy:
 class FetchHandlers:
     """The fetch stage's handlers and the one BoardHttp they share.
 
-    The client is made on first use, inside the worker's event loop, and closed by `aclose()`.
+    The client is made on first use, inside the worker's event loop, and closed by `aclose()`; so
+    is the model pass over unreadable Hacker News comments, when `extract` (by default read from
+    `EXTRACT_*` here, so a wrong setting stops the service at start) names a provider.
     """
 
-    def __init__(self, policy: HttpPolicy | None = None) -> None:
+    def __init__(
+        self, policy: HttpPolicy | None = None, *, extract: ExtractSettings | Literal["env"] | None = "env"
+    ) -> None:
         self._policy = policy
         self._http: BoardHttp | None = None
         self._lock = anyio.Lock()
+        self._extract = load_extract_settings() if extract == "env" else extract
+        self._extractor: Extractor | None = None
 
     def register(self, app: App) -> None:
         """Register `jobsearch.search` and `jobsearch.source` on `app`."""
@@ -81,11 +90,21 @@ class FetchHandlers:
                 self._http = BoardHttp(self._policy or load_http_policy())
             return self._http
 
+    async def extractor(self) -> Extractor | None:
+        """The process's model pass over unreadable comments (None without `EXTRACT_PROVIDER`)."""
+        async with self._lock:
+            if self._extractor is None and self._extract is not None:
+                self._extractor = Extractor(self._extract)
+            return self._extractor
+
     async def aclose(self) -> None:
-        """Close the BoardHttp, if one was made."""
+        """Close the BoardHttp and the model pass's connections, if made."""
         if self._http is not None:
             http, self._http = self._http, None
             await http.aclose()
+        if self._extractor is not None:
+            extractor, self._extractor = self._extractor, None
+            await extractor.aclose()
 
     async def search(self, ctx: JobContext, job: SearchJob) -> SearchReport:
         """`jobsearch.search`: one `jobsearch.source` job per source of the profile."""
@@ -123,7 +142,9 @@ class FetchHandlers:
             return [e.duplicate for e in await ctx.publisher.publish_many(built, window=SUBMIT_WINDOW)]
 
         try:
-            report = await service.read_source(job, await self.http(), submit)
+            report = await service.read_source(
+                job, await self.http(), submit, extractor=await self.extractor()
+            )
         except SourceError as exc:
             raise outcome_of(exc) from None
         if report.complete:  # after its listing jobs: dedupe may note what the board still lists

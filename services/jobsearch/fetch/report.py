@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import msgspec
 
+from jobsearch.sources.fetched import Extraction
+
 
 class SourceReport(msgspec.Struct, kw_only=True, frozen=True):
     """The result of one `jobsearch.source` job: what one board gave and where it went."""
@@ -19,6 +21,11 @@ class SourceReport(msgspec.Struct, kw_only=True, frozen=True):
     complete: bool = True  # the board was read to its end (a page cap stopped it: False)
     # Parts of the listings' descriptions nobody sees (hidden by their markup), removed from them.
     hidden_parts: int = 0
+    # The items read, where one is not one posting (Hacker News comments); 0 where each is one.
+    read: int = 0
+    # What the model pass over the comments the rules could not read did (EXTRACT_PROVIDER), with
+    # its tokens and cost; None when none ran.
+    extraction: Extraction | None = None
 
 
 class SearchReport(msgspec.Struct, kw_only=True, frozen=True):

@@ -17,7 +17,9 @@ from jobsearch.fetch import metrics
 from jobsearch.fetch.report import SearchReport, SourceReport
 from jobsearch.jobs import ListingBatchJob, SearchJob, SourceJob, in_batches
 from jobsearch.profile import source_name
-from jobsearch.sources import BoardHttp, SourceError, fetch_source
+from jobsearch.sources import BoardHttp, SourceError, fetch_source, hackernews
+from jobsearch.sources.fetched import Fetched
+from jobsearch.sources.hn.extract import Extractor
 
 log = structlog.get_logger("jobsearch.fetch")
 
@@ -44,8 +46,11 @@ async def fan_out(job: SearchJob, submit: SubmitSources) -> SearchReport:
     return report
 
 
-async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -> SourceReport:
-    """Read one board and submit its postings in `jobsearch.listing_batch` jobs.
+async def read_source(
+    job: SourceJob, http: BoardHttp, submit: SubmitListings, *, extractor: Extractor | None = None
+) -> SourceReport:
+    """Read one board and submit its postings in `jobsearch.listing_batch` jobs; with `extractor`
+    (`EXTRACT_PROVIDER`), a model reads the Hacker News comments the rules could not.
 
     Raises:
         SourceError: the board could not be read (logged and counted here; the caller decides
@@ -69,6 +74,8 @@ async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -
             retryable=exc.retryable,
         )
         raise
+    if extractor is not None and fetched.unread:
+        fetched = await _model_pass(fetched, name, extractor, job.run_id)
     # Cutting a large board's postings into batches by size is CPU work: off the event loop.
     cuts = await anyio.to_thread.run_sync(in_batches, fetched.listings)
     batches = [
@@ -88,6 +95,8 @@ async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -
         seconds=round(time.perf_counter() - started, 3),
         hidden_parts=sum(listing.hidden_parts for listing in fetched.listings),
         complete=fetched.complete,
+        read=fetched.read,
+        extraction=fetched.extraction,
     )
     metrics.LISTINGS.labels(board).inc(report.listings)
     metrics.SUBMITTED.labels(board).inc(report.submitted)
@@ -95,3 +104,14 @@ async def read_source(job: SourceJob, http: BoardHttp, submit: SubmitListings) -
         metrics.SKIPPED.labels(board, reason).inc(count)
     log.info("fetch.source", run_id=job.run_id, **msgspec.structs.asdict(report))
     return report
+
+
+async def _model_pass(fetched: Fetched, name: str, extractor: Extractor, run_id: str) -> Fetched:
+    """The board's unread comments read by a model; what the rules read stands whatever it does."""
+    try:
+        return await hackernews.read_unread(fetched, name, extractor)
+    except Exception as exc:  # a fault of the optional pass never costs the board its listings
+        log.warning(
+            "fetch.extraction_failed", run_id=run_id, source=name, error=f"{type(exc).__name__}: {exc}"
+        )
+        return fetched

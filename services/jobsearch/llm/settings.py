@@ -15,7 +15,7 @@ Routing: each drafting step names its provider and model, with a fallback chain.
 | `LLM_TRACE_CONTENT` | `1`: prompts and drafts in the provider spans (GenAI content attributes) | off |
 | `FIT_PROVIDER`, `FIT_MODEL`, `FIT_FALLBACK` | a model judges the shortlist's fit (not `offline`) | none |
 | `FIT_TOP` | how many listings, best local fit first, a run's shortlist has judged | 20 |
-| `EXTRACT_PROVIDER`, `EXTRACT_MODEL`, `EXTRACT_FALLBACK` | a model reads the HN comments the rules cannot (not `offline`) | none |
+| `EXTRACT_PROVIDER`, `_MODEL`, `_FALLBACK` | a model reads HN comments rules cannot (not `offline`) | none |
 | `EXTRACT_MAX` | how many such comments a source job sends to the model, at most | 50 |
 
 A missing key, an unknown provider name or a malformed number fails here, naming the variable.

@@ -31,6 +31,7 @@ from jobsearch.jobs import (
     TRACKER,
 )
 from jobsearch.run.progress import Progress, RunWork
+from jobsearch.sources.fetched import Extraction
 from jobsearch.store import ProviderUsage, RunNumbers
 from jobsearch.store.records import Fallback
 
@@ -433,8 +434,9 @@ WATCHED = (SEARCH, SOURCE, LISTING, LISTING_BATCH, BOARD_READ, DRAFT, EXPORT, EX
 def source_skip_lines(results: list[Any]) -> list[str]:
     """One line per source whose board gave items it did not keep, from the source jobs' results:
     `hackernews: 81 postings from 89 comments; 6 not postings, 2 unreadable`. A Hacker News
-    comment's reasons "not a posting: <why>" count together; other reasons are named as given."""
-    lines: dict[str, str] = {}
+    comment's reasons "not a posting: <why>" count together; other reasons are named as given.
+    A source whose unreadable comments a model read (EXTRACT_PROVIDER) has a line saying so."""
+    lines: dict[str, list[str]] = {}
     for result in results:
         if not isinstance(result, dict) or not isinstance(result.get("skipped_reasons"), dict):
             continue
@@ -444,12 +446,38 @@ def source_skip_lines(results: list[Any]) -> list[str]:
                 key = "not postings" if str(reason).startswith("not a posting") else str(reason)
                 key = "unreadable" if key == "unreadable comment" else key
                 reasons[key] = reasons.get(key, 0) + n
-        if not reasons:
-            continue
         listings, read = result.get("listings"), result.get("read")
         given = f"{listings if isinstance(listings, int) else 0:,} postings"
         if isinstance(read, int) and read > 0:
             given += f" from {read:,} {'comments' if result.get('board') == 'hackernews' else 'items'}"
         told = ", ".join(f"{n:,} {reason}" for reason, n in sorted(reasons.items(), key=lambda r: -r[1]))
-        lines[str(result.get("source"))] = f"{result.get('source')}: {given}; {told}"
-    return list(lines.values())
+        source = str(result.get("source"))
+        shown = [f"{source}: {given}; {told}"] if reasons else []
+        lines[source] = shown + _extraction_lines(source, result.get("extraction"))
+    return [line for shown in lines.values() for line in shown]
+
+
+def _extraction_lines(source: str, extraction: object) -> list[str]:
+    """What the model pass over a source's unreadable comments did (EXTRACT_PROVIDER), from its
+    source job's result, and why some postings or comments gave no listing:
+
+    ```
+    hackernews:1: 3 unreadable comments sent to openai/gpt-4o-mini: 2 postings from 2 of them; 1 dropped by the check, 1 failed; 4,140 tokens, $0.0011
+      title not in the comment (1); HTTP 500: internal error (1)
+    ```
+    """  # noqa: E501 (the example is the line as printed)
+    if not isinstance(extraction, dict):
+        return []
+    try:
+        done = msgspec.convert(extraction, Extraction)
+    except msgspec.ValidationError:
+        return []
+    cost = f"{done.tokens_in + done.tokens_out:,} tokens, ${done.cost_usd:.4f}"
+    left = f" ({done.left:,} more not sent: EXTRACT_MAX)" if done.left else ""
+    line = (
+        f"{source}: {done.sent:,} unreadable {_plural(done.sent, 'comment')}{left} sent to {done.by}: "
+        f"{done.postings:,} {_plural(done.postings, 'posting')} from {done.read:,} of them; "
+        f"{done.dropped:,} dropped by the check, {done.failed:,} failed; {cost}"
+    )
+    why = "; ".join(f"{reason} ({n})" for reason, n in list(done.reasons.items())[:3])
+    return [line, *([f"  {why}"] if why else [])]

@@ -28,7 +28,21 @@ CURRENCIES: Final[dict[str, str]] = {
     "SEK": "SEK", "NOK": "NOK", "DKK": "DKK", "PLN": "PLN", "zł": "PLN", "CZK": "CZK", "HUF": "HUF",
     "¥": "JPY", "JPY": "JPY", "₹": "INR", "INR": "INR", "R$": "BRL", "BRL": "BRL", "MXN": "MXN",
     "ZAR": "ZAR", "₪": "ILS", "ILS": "ILS",
+    "₩": "KRW", "KRW": "KRW", "KES": "KES", "KSh": "KES", "NT$": "TWD", "TWD": "TWD", "₱": "PHP",
+    "฿": "THB", "THB": "THB", "IDR": "IDR", "₦": "NGN", "NGN": "NGN", "RON": "RON", "₴": "UAH",
+    "UAH": "UAH", "₺": "TRY", "ARS": "ARS", "CLP": "CLP", "COP": "COP", "AED": "AED", "CNY": "CNY",
+    "RMB": "CNY", "PKR": "PKR", "EGP": "EGP",
 }  # fmt: skip
+# A bare `$` next to a code of another dollar ("CAD $150k", "$140k-$170k CAD") is that dollar.
+OTHER_DOLLARS: Final = frozenset({"CAD", "AUD", "NZD", "SGD", "HKD", "MXN", "TWD", "ARS", "CLP", "COP"})
+# Roughly how many of a currency make a US dollar, where it is many: its salaries are stated in
+# millions ("¥8M-¥12M", "₩70M", "NOK 1.1M"), which in dollars or euros would be funding.
+MANY_PER_DOLLAR: Final[dict[str, float]] = {
+    "JPY": 150, "KRW": 1400, "INR": 85, "HUF": 360, "CLP": 900, "COP": 4000, "IDR": 16000,
+    "KES": 130, "NGN": 1500, "PHP": 56, "THB": 35, "TWD": 32, "ARS": 900, "PKR": 280, "EGP": 48,
+    "SEK": 10, "NOK": 10, "DKK": 7, "CZK": 23, "MXN": 18, "ZAR": 18, "UAH": 41, "CNY": 7,
+}  # fmt: skip
+MILLIONS_AS_PAY_UP_TO: Final = 1_000_000  # dollars: a figure in millions above this is not pay
 THOUSANDS_CURRENCIES: Final = frozenset({"TEUR", "T€"})
 
 
@@ -54,10 +68,12 @@ NUMBER: Final = (
 )
 # k = thousand; M/Mio/million and bn/Mrd: amounts no salary is stated in (funding, revenue).
 MULTIPLIER: Final = (
-    r"(?:\s?(?:k|tsd\.?|thousand|tausend)|\s?(?:m|mio\.?|mn|millions?|millionen)"
+    r"(?:\s?(?:k|tsd\.?|thousand|tausend)|\s?(?:lpa|lakhs?|lacs?|l)|\s?(?:m|mio\.?|mn|millions?|millionen)"
     r"|\s?(?:b|bn|billions?|mrd\.?|milliarden?))(?![^\W\d_])"
 )
 MILLIONS: Final = re.compile(r"m|mio|mn|million|millions|millionen", re.I)
+# Indian pay is stated in lakhs (100,000 rupees), "LPA" being lakhs per annum.
+LAKHS: Final = re.compile(r"lpa|lakhs?|lacs?|l", re.I)  # "L" only with a rupee: "₹35L"
 BILLIONS: Final = re.compile(r"b|bn|billions?|mrd|milliarden?", re.I)
 
 # How an interval is named: "per"/"a"/"pro"... or "/" before a unit, or a word of its own. One
@@ -66,18 +82,18 @@ _UNITS: Final[dict[SalaryInterval, str]] = {
     "hour": r"hour|hr|h|stunde|std\.?",
     "day": r"day|tag",
     "week": r"week|wk|woche",
-    "month": r"month|mo|monat",
-    "year": r"year|yr|y|annum|jahr",
+    "month": r"month|mo|monat|mes|mois|månad|mån",
+    "year": r"year|yr|y|annum|jahr|año|an",
 }
 _WORDS: Final[dict[SalaryInterval, str]] = {
     "hour": r"hourly|stündlich|stunden(?:lohn|satz)",
     "day": r"daily|day[- ]rate|tages(?:satz|lohn)",
     "week": r"weekly|wöchentlich",
-    "month": r"monthly|monatlich|mtl\.|monats\w*",
-    "year": r"p\.\s?a\.?|pa|annual(?:ly)?|yearly|jährlich|jahres\w*",
+    "month": r"monthly|monatlich|mtl\.|monats\w*|mensual(?:es)?|mensuel(?:le)?s?|mensais?",
+    "year": r"p\.\s?a\.?|pa|annual(?:ly)?|yearly|jährlich|jahres\w*|anual(?:es)?|annuel(?:le)?s?",
 }
 INTERVAL: Final = re.compile(
-    r"(?:/\s?|\b(?:per|an?|pro|je|im)\s+)(?:"
+    r"(?:/\s?|\b(?:per|an?|pro|je|im|por|par|al)\s+)(?:"
     + "|".join(f"(?P<{name}>{units})" for name, units in _UNITS.items())
     + r")(?![^\W\d_])|\b(?:"
     + "|".join(f"(?P<{name}_word>{words})" for name, words in _WORDS.items())

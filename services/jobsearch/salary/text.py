@@ -62,7 +62,9 @@ def _side(n: int) -> str:
 
 # A hyphen or any dash (en, em, figure, minus), a tilde, or a word.
 _SEPARATOR = r"\s*(?:[-\u2012\u2013\u2014\u2212~]|\bto\b|\bbis\b|\band\b|\bund\b)\s*"
-_AMOUNT: Final = re.compile(rf"{_side(1)}(?:{_SEPARATOR}{_side(2)})?", re.I)
+# "$60/hr-$80/hr": the first side may name its unit before the range goes on.
+_UNIT_BETWEEN = r"(?:\s?/\s?(?:hour|hr|h|month|mo|year|yr)\b)?"
+_AMOUNT: Final = re.compile(rf"{_side(1)}(?:{_UNIT_BETWEEN}{_SEPARATOR}{_side(2)})?", re.I)
 _CURRENCY_ANYWHERE: Final = re.compile(m.CURRENCY, re.I)
 _GROUPED: Final = re.compile(r"\d[.,'\u2019]\d{3}(?!\d)")
 _NOT_ALLOWED_IN_GAP: Final = re.compile(r"\b(?:and|und|plus|with|mit|for|für|of|von|or|oder)\b|\+", re.I)
@@ -83,8 +85,9 @@ class _Amount:
     currency: str | None
     multiplied: bool  # had its own k (or TEUR)
     grouped: bool  # written with thousands separators
-    large: bool  # millions or billions: never pay
+    large: bool  # millions or billions: pay only in a currency of many to the dollar
     plus: bool
+    lakhs: bool = False  # Indian lakhs (100,000 rupees; "LPA", lakhs per annum)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +150,13 @@ class _Segment:
         return bool(m.PAY_WORDS.search(self.text))
 
     def only(self, match: re.Match[str]) -> bool:
-        """Whether the statement is this amount and nothing else (a pay field, a `|` field)."""
-        return not _WORD.search(self.text, 0, match.start()) and not _WORD.search(self.text, match.end())
+        """Whether the statement is this amount and nothing else (a pay field, a `|` field); a
+        currency code before a symbol ("CAD $150k") is part of the amount."""
+        start = match.start()
+        code = _CODE_BEFORE.search(self.text, 0, start)
+        if code is not None and _iso(code.group(1)) is not None:
+            start = code.start()
+        return not _WORD.search(self.text, 0, start) and not _WORD.search(self.text, match.end())
 
 
 def _read_segment(text: str, offset: int) -> list[_Reading]:
@@ -164,7 +172,9 @@ def _read_segment(text: str, offset: int) -> list[_Reading]:
 
 def _salary(segment: _Segment, match: re.Match[str]) -> tuple[Salary, bool] | None:  # noqa: PLR0911 - one exit per reason
     """The pay `match` states, and whether its interval is named at it; None when it is not pay."""
-    if not segment.mentions_pay and not any(match.group(g) for g in _CURRENCY_GROUPS):
+    multipliers = [(match.group(g) or "").strip() for g in ("k1", "k2")]
+    lakhs = any(m.LAKHS.fullmatch(k) and k.lower() != "l" for k in multipliers)
+    if not segment.mentions_pay and not lakhs and not any(match.group(g) for g in _CURRENCY_GROUPS):
         return None  # a figure with no currency, in a statement with no pay word: most numbers
     low = _side_amount(match, 1)
     high = _side_amount(match, 2) if match.group("n2") else None
@@ -175,10 +185,10 @@ def _salary(segment: _Segment, match: re.Match[str]) -> tuple[Salary, bool] | No
             high = None
             end = max(match.end(g) for g in ("n1", "k1", "plus1", "p1") if match.group(g) is not None)
     text = segment.text
-    if low.large or (high is not None and high.large) or text[end : end + 1] == "%":
-        return None  # funding, revenue; a percentage
     before, after = text[max(0, match.start() - _BEFORE_CHARS) : match.start()], text[end : end + 80]
-    currency = low.currency or (high.currency if high else None)
+    currency = _currency(match, before, low, high, after)
+    if text[end : end + 1] == "%" or not _millions_are_pay(currency, low, high):
+        return None  # funding, revenue; a percentage
     # A bare number: written like pay, not a year or a phone number ("+49 30 ...", "(555) ..."); in
     # a statement with a pay word (checked above); not a count ("60,000 homes"). Only then is a
     # currency named elsewhere in the statement its currency: that one may belong to other money.
@@ -200,7 +210,8 @@ def _salary(segment: _Segment, match: re.Match[str]) -> tuple[Salary, bool] | No
         return None
     if interval is not None:
         floor, ceiling = m.PLAUSIBLE[interval]
-        if not all(floor <= v <= ceiling for v in values):
+        scale = m.MANY_PER_DOLLAR.get(currency or "", 1)
+        if not all(floor <= v <= ceiling * scale for v in values):
             return None
     return Salary(min=lo, max=hi, currency=currency, interval=interval, stated="text"), named is not None
 
@@ -213,25 +224,41 @@ def _side_amount(match: re.Match[str], n: int) -> _Amount:
     thousands = multiplier in ("k", "tsd", "thousand", "tausend") or any(
         t.upper() in m.THOUSANDS_CURRENCIES for t in tokens
     )
+    rupees = any(_iso(t) == "INR" for t in tokens)
+    lakhs = bool(m.LAKHS.fullmatch(multiplier)) and (multiplier != "l" or rupees)
+    millions, billions = (
+        bool(multiplier) and bool(x.fullmatch(multiplier)) for x in (m.MILLIONS, m.BILLIONS)
+    )
     if thousands:
         value *= 1000
-    currency = next((_iso(t) for t in tokens), None)
+    elif lakhs:
+        value *= 100_000
+    elif millions or billions:
+        value *= 1_000_000 if millions else 1_000_000_000
+    currency = next((_iso(t) for t in tokens), None) or ("INR" if lakhs else None)
     return _Amount(
         value=value,
         currency=currency,
-        multiplied=thousands,
+        multiplied=thousands or lakhs,
         grouped=bool(_GROUPED.search(raw)),
-        large=bool(multiplier) and bool(m.MILLIONS.fullmatch(multiplier) or m.BILLIONS.fullmatch(multiplier)),
+        large=millions or billions,
         plus=bool(match.group(f"plus{n}")),
+        lakhs=lakhs,
     )
 
 
 def _share_multiplier(low: _Amount, high: _Amount) -> tuple[_Amount, _Amount]:
     """`80-95k`: the k written once belongs to both sides; so does a currency written once."""
     if high.multiplied and not low.multiplied and low.value < 1000:
-        low = _Amount(low.value * 1000, low.currency, True, low.grouped, low.large, low.plus)
+        factor = 100_000 if high.lakhs else 1000
+        low = _Amount(low.value * factor, low.currency, True, low.grouped, low.large, low.plus, high.lakhs)
+    elif high.large and not low.multiplied and not low.large and low.value < 1000:  # "¥8-12M"
+        low = _Amount(low.value * 1_000_000, low.currency, False, low.grouped, True, low.plus)
     elif low.multiplied and not high.multiplied and high.value < 1000:
-        high = _Amount(high.value * 1000, high.currency, True, high.grouped, high.large, high.plus)
+        factor = 100_000 if low.lakhs else 1000
+        high = _Amount(
+            high.value * factor, high.currency, True, high.grouped, high.large, high.plus, low.lakhs
+        )
     if low.currency is None and high.currency is not None:
         low = _Amount(low.value, high.currency, low.multiplied, low.grouped, low.large, low.plus)
     return low, high
@@ -275,6 +302,43 @@ def _bounds(before: str, low: _Amount, high: _Amount | None) -> tuple[float | No
     if low.plus or m.AT_LEAST.search(before):
         return low.value, None
     return low.value, low.value
+
+
+_CODE_BEFORE: Final = re.compile(r"\b([A-Z]{3})\s*$")
+_CODE_AFTER: Final = re.compile(r"^\s*([A-Z]{3})\b")
+
+
+def _currency(
+    match: re.Match[str], before: str, low: _Amount, high: _Amount | None, after: str = ""
+) -> str | None:
+    """The amount's currency: its own, else its range's other side's; a bare `$` beside the code
+    of another dollar ("CAD $150k", "$140k-$170k CAD", "80 000 $ - 95 000 $ CAD") is that dollar."""
+    currency = low.currency or (high.currency if high else None)
+    if currency != "USD":
+        return currency
+    tokens = [match.group(g) for g in _CURRENCY_GROUPS if match.group(g)]
+    code = _CODE_BEFORE.search(before)
+    if code is not None and not before[code.end(1) :].strip():
+        tokens.append(code.group(1))
+    if (following := _CODE_AFTER.match(after)) is not None:
+        tokens.append(following.group(1))
+    others = {t for t in tokens if t in m.OTHER_DOLLARS}
+    if len(others) == 1 and all(t == "$" or t in others for t in tokens):
+        return others.pop()
+    return currency
+
+
+def _millions_are_pay(currency: str | None, low: _Amount, high: _Amount | None) -> bool:
+    """Millions are pay only in a currency of many to the dollar, and then a plausible year's."""
+    sides = [low] if high is None else [low, high]
+    if not any(side.large for side in sides):
+        return True
+    scale = m.MANY_PER_DOLLAR.get(currency or "")
+    return (
+        scale is not None
+        and scale >= 7
+        and all(side.value / scale <= m.MILLIONS_AS_PAY_UP_TO for side in sides)
+    )
 
 
 def _currency_in(segment: str) -> str | None:

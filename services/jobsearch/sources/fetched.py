@@ -15,6 +15,32 @@ from jobsearch.sources import text
 DESCRIPTION_LIMIT = 20_000  # characters: a listing job (with its profile) must stay under 256 KiB
 
 
+class Unread(msgspec.Struct, kw_only=True, frozen=True):
+    """An item of the board that its rules could not read (a hand-written Hacker News comment
+    counted "unreadable comment"), kept as the board gave it for an optional model pass."""
+
+    id: str
+    html: str
+    created_at: str | None = None
+
+
+class Extraction(msgspec.Struct, kw_only=True):
+    """What a model pass over a board's unread items did (`jobsearch.sources.hn.extract`), for the
+    run summary: each posting it gave was checked against its item's text."""
+
+    by: str  # the first provider and model asked, "openai/gpt-4o-mini"
+    sent: int = 0  # items sent to the model
+    read: int = 0  # items at least one checked posting came from (no longer unreadable)
+    postings: int = 0  # postings that passed their check: listings
+    dropped: int = 0  # postings that failed it (a field not in the item's text...)
+    failed: int = 0  # items no provider read, or whose answer was not the JSON asked for
+    left: int = 0  # unread items over the most sent per run (`EXTRACT_MAX`), not sent
+    reasons: dict[str, int] = {}  # why dropped or failed, counted
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+
+
 class Fetched(msgspec.Struct, kw_only=True, frozen=True):
     """The listings one board gave, and how many postings were dropped and why."""
 
@@ -24,6 +50,13 @@ class Fetched(msgspec.Struct, kw_only=True, frozen=True):
     # False when the read stopped before the board's end (a page cap): what it lists is then not
     # all the board still lists, and the fetch stage records no whole read.
     complete: bool = True
+    # How many items the board gave where one item is not one posting (Hacker News comments: a
+    # comment may offer several roles, or none); 0 where each item is one posting.
+    read: int = 0
+    # The items counted "unreadable comment", for a model pass (Hacker News); and what that pass
+    # did, when one ran.
+    unread: list[Unread] = []
+    extraction: Extraction | None = None
 
 
 class Collector:
@@ -117,13 +150,17 @@ class Collector:
         )
         return None
 
-    def result(self, *, complete: bool = True) -> Fetched:
-        """What was collected; `complete=False` when the read stopped before the board's end."""
+    def result(self, *, complete: bool = True, read: int = 0, unread: list[Unread] | None = None) -> Fetched:
+        """What was collected; `complete=False` when the read stopped before the board's end;
+        `read`, the items read where an item is not one posting (HN comments); `unread`, the items
+        the rules could not read."""
         return Fetched(
             listings=self.listings,
             skipped=sum(self.reasons.values()),
             skipped_reasons=dict(self.reasons),
             complete=complete,
+            read=read,
+            unread=unread or [],
         )
 
 

@@ -5,8 +5,11 @@ Each entry becomes a listing: `id` (or `link`) as its id, `title`, `link`, `publ
 first `category` as the department. The workplace is what the title, region and categories say
 (remote, hybrid, on-site); pay is read from the description (`jobsearch.sources.fetched`). We Work
 Remotely's feeds title each item `Company: Title` and carry `region` and `type` (employment type)
-elements: all are mapped, and every We Work Remotely job is remote. An entry with no author
-titled `Role at Company` (as job aggregators' feeds write it) is split into the two.
+elements: all are mapped, and every We Work Remotely job is remote. An entry with no author whose
+title names the employer (`Role at Company`, `Company: Role`, `Company - Role`, `Company is hiring
+a Role`, as job aggregators' feeds write it) is split into the two. An entry whose link would run
+script or render in place (`javascript:`, `data:`) is dropped and counted, "unsafe link
+(javascript:/data:)", in the source's skip reasons and so in the run's report.
 """
 
 from __future__ import annotations
@@ -22,10 +25,25 @@ from jobsearch.profile import Rss
 from jobsearch.sources import text
 from jobsearch.sources.errors import SourceError
 from jobsearch.sources.fetched import Collector, Fetched
+from jobsearch.sources.hn import vocab
 from jobsearch.sources.http import BoardHttp
 from jobsearch.sources.workplace import workplace_in_text
 
 ACCEPT = "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.1"
+
+
+UNSAFE_LINK = "unsafe link (javascript:/data:)"
+# Schemes a browser runs or renders in place instead of opening a page: never a posting's address.
+_UNSAFE_SCHEMES = ("javascript:", "data:")  # any other non-web scheme is "no url" (the Collector)
+
+
+def _unsafe_link(link: object) -> bool:
+    """Whether an item's link would run script or render inline (`javascript:`, `data:`) rather
+    than open the posting; such an item is dropped and counted in the run's report."""
+    if not isinstance(link, str):
+        return False
+    squeezed = "".join(ch for ch in link if ch > " ").lower()  # "java\tscript:" runs as well
+    return squeezed.startswith(_UNSAFE_SCHEMES)
 
 
 async def fetch(http: BoardHttp, source: Rss, name: str) -> Fetched:
@@ -50,6 +68,9 @@ async def fetch(http: BoardHttp, source: Rss, name: str) -> Fetched:
     collector = Collector("rss", name)
     feed_title = text.line(feed.feed.get("title"))
     for entry in feed.entries:
+        if _unsafe_link(entry.get("link")):
+            collector.skip(UNSAFE_LINK)
+            continue
         title = entry.get("title") or ""
         company = entry.get("author") or ""
         if wwr and ": " in title:
@@ -78,19 +99,39 @@ async def fetch(http: BoardHttp, source: Rss, name: str) -> Fetched:
     return collector.result()
 
 
-# "Staff Data Engineer at Corvid Labs", "Backend Engineer @ Acme": how job feeds without an author
-# write the employer. The right side must read as a name (capitalised, at most six words).
+# How job feeds without an author name the employer in the title: "Staff Data Engineer at Corvid
+# Labs", "Backend Engineer @ Acme", "Lumen Health: Staff Data Engineer", "Kestrel Security -
+# Security Engineer", "Quillfeather is hiring a Research Engineer". The role side must have a role
+# word (Engineer, Designer...), the company side must not, and must read as a name (capitalised,
+# at most six words: "Engineer at scale" names none); a place after the company (", New York",
+# "| Copenhagen", "(Raleigh, NC)") is not part of it, a workplace in parentheses ("(Remote)") stays
+# with the title.
 _AT_COMPANY = re.compile(
-    r"^(?P<title>.+?)\s+(?:at|@)\s+(?P<company>[A-Z0-9][^\s,;|()]*(?:\s+[^\s,;|()]+){0,5})$"
+    r"^(?P<title>.+?)\s+(?:at|@)\s+(?P<company>[A-Z0-9\u00c0-\u00dd][^,;|()]*?)"
+    r"\s*(?P<tail>(?:[,|;]|\s\().*)?$"
 )
+_COMPANY_FIRST = re.compile(r"^(?P<company>[^:|]{1,60}?)(?::\s+|\s+[-\u2013\u2014|]\s+)(?P<title>.+)$")
+_IS_HIRING = re.compile(r"^(?P<company>.{1,60}?)\s+is\s+hiring\s+(?:an?\s+)?(?P<title>.+)$", re.I)
+_HIRING = re.compile(r"^(?:now\s+)?hiring\s*:\s*", re.I)
 
 
 def _role_at_company(title: str) -> tuple[str, str]:
-    """(title, company) of a `Role at Company` title; (title, "") when it is not one."""
-    found = _AT_COMPANY.match(title.strip())
-    if found is None:
-        return title, ""
-    return found["title"], found["company"]
+    """(title, company) of a title that names its employer; (title, "") when it does not."""
+    raw = _HIRING.sub("", title.strip())
+    for pattern in (_AT_COMPANY, _IS_HIRING, _COMPANY_FIRST):
+        found = pattern.match(raw)
+        if found is None:
+            continue
+        role, company = found["title"].strip(), found["company"].strip()
+        if not vocab.ROLE.search(role) or vocab.ROLE.search(company) or len(company.split()) > 6:
+            continue
+        if workplace_in_text(company) is not None:  # "Remote: Senior DevOps Engineer"
+            continue
+        tail = (found.groupdict().get("tail") or "").strip()
+        if tail.startswith("(") and workplace_in_text(tail) is not None:
+            role = f"{role} {tail}"
+        return role, company
+    return title, ""
 
 
 def _date(parsed: Any) -> date | None:
