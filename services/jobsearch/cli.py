@@ -33,6 +33,7 @@ from jetjobs import (
 from jobsearch.app import build_service
 from jobsearch.finding.command import add_boards_commands
 from jobsearch.fit.command import add_fit_commands
+from jobsearch.insights.report_command import add_report_command
 from jobsearch.jobs import SERVICES, Service
 from jobsearch.local_commands import add_local_commands
 from jobsearch.run import add_run_commands
@@ -158,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_local_commands(sub)
     add_boards_commands(sub)
     add_fit_commands(sub)
+    add_report_command(sub)
     _add_ui_command(sub)
     return parser
 

@@ -6,8 +6,12 @@ whole minutes of throughput to show, and saves `docs/img/ops-page.png` (1440 px 
 `docs/img/ops-page-phone.png` (390 px, the top of the page).
 
 `python -m tests.ui.screenshots review` records two runs' listings in a fresh SQLite state of
-record, starts `jobsearch ui` over it and saves `docs/img/review-page.png` (the table) and
-`docs/img/review-listing.png` (one listing beside its drafts).
+record (scored by the local fit), starts `jobsearch ui` over it and saves `docs/img/review-page.png`
+(the table) and `docs/img/review-listing.png` (one listing beside its drafts) at 1440 px, and
+`docs/img/review-page-phone.png` and `docs/img/review-listing-phone.png` at 390 px.
+
+`python -m tests.ui.screenshots insights` records a week of a search (`seed_search`), starts
+`jobsearch ui` over it and saves `docs/img/insights.png` (the `/insights` page, 1440 px wide).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from datetime import date
 from pathlib import Path
 
 import anyio
@@ -23,7 +28,9 @@ from playwright.async_api import async_playwright
 from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings
 from jetjobs._transport.connection import connect
 from jetjobs.testing import WorkerPool
+from jobsearch.fit import score
 from jobsearch.listing import Salary
+from jobsearch.profile import parse_profile
 from jobsearch.store import Store
 from tests.ui.conftest import CHROMIUM_ARGS, chromium_path
 from tests.ui.listings import drafts, listing
@@ -111,6 +118,7 @@ async def review_screenshots(store_dir: Path) -> None:
         ("Infrastructure Engineer", "Hooli", "remotive", 8, ("Remote",)),
         ("Software Engineer, Job Scheduling", "Vandelay Logistics", "smartrecruiters", 9, ("Rotterdam",)),
     ]
+    person = parse_profile(SHOT_PROFILE)
     with Store.open(db_path) as store:
         store.start_run("run-1", profile="profile.toml")
         for n, (title, company, board, days, places) in enumerate(roles, start=1):
@@ -122,7 +130,8 @@ async def review_screenshots(store_dir: Path) -> None:
                            salary=pay if n % 2 else None, locations=places,
                            description=POSTING.format(title=title, company=company))  # fmt: skip
             store.record_export(run_id=run, job_id=f"{run}-{n}", listing=item,
-                                drafts=drafts(company, review=n == 5))  # fmt: skip
+                                drafts=drafts(company, review=n == 5),
+                                fit=score(person, item, date.today()))  # fmt: skip
         store.set_status("L0001", "Applied", source="ui")
         store.set_status("L0002", "Interview", source="ui")
         store.set_notes("L0002", "Call with the hiring manager on Thursday", source="ui")
@@ -130,11 +139,47 @@ async def review_screenshots(store_dir: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_"))}
     env["NATS_STORE_DIR"] = str(store_dir / "nats")
     profile = store_dir / "profile.toml"
-    profile.write_text('[person]\nname = "Ada Example"\n')
+    profile.write_text(SHOT_PROFILE)
     args = ["ui", "--port", "0", "--db", str(db_path), "--profile", str(profile)]
     async with serving("jobsearch.cli", args, env) as url:
         await _shoot(url, IMAGES / "review-page.png", "#listing-table")
         await _shoot(f"{url}listings/L0005", IMAGES / "review-listing.png", "#posting")
+        await _shoot_phone(url, IMAGES / "review-page-phone.png", "#listing-table")
+        await _shoot_phone(f"{url}listings/L0005", IMAGES / "review-listing-phone.png", "#posting")
+
+
+async def _shoot_phone(url: str, path: Path, ready: str) -> None:
+    """Open `url` in Chromium as a 390 px phone, wait for `ready`, save the top of the page."""
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+        phone = await browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        await phone.goto(url)
+        await phone.wait_for_selector(ready)
+        await phone.screenshot(path=str(path), full_page=False)
+        await browser.close()
+
+
+SHOT_PROFILE = """[person]
+name = "Ada Example"
+skills = ["Python", "NATS", "Go", "PostgreSQL"]
+
+[search]
+terms = ["backend engineer", "platform engineer", "site reliability engineer"]
+locations = ["Berlin", "Amsterdam"]
+remote = "remote_or_hybrid"
+"""
+
+
+async def insights_screenshot(store_dir: Path) -> None:
+    """A week of a search on six boards, with fit, pay and statuses: `/insights`."""
+    from tests.ui.test_insights_page import seed_search  # noqa: PLC0415 (a test module's data)
+
+    db_path = store_dir / "jobsearch.sqlite"
+    seed_search(db_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JETJOBS_", "NATS_"))}
+    env["NATS_STORE_DIR"] = str(store_dir / "nats")
+    async with serving("jobsearch.cli", ["ui", "--port", "0", "--db", str(db_path)], env) as url:
+        await _shoot(f"{url}insights", IMAGES / "insights.png", "#pay-chart")
 
 
 POSTING = """{title} at {company}
@@ -159,9 +204,9 @@ Benefits: 30 days of holiday, learning budget, remote within the EU."""
 def main() -> None:
     """Take the screenshots named on the command line (`ops`, `review`)."""
     IMAGES.mkdir(parents=True, exist_ok=True)
-    shots = {"ops": ops_screenshot, "review": review_screenshots}
+    shots = {"ops": ops_screenshot, "review": review_screenshots, "insights": insights_screenshot}
     if not sys.argv[1:] or any(name not in shots for name in sys.argv[1:]):
-        sys.exit("usage: python -m tests.ui.screenshots ops|review ...")
+        sys.exit("usage: python -m tests.ui.screenshots ops|review|insights ...")
     for name in sys.argv[1:]:
         with tempfile.TemporaryDirectory() as tmp:
             anyio.run(shots[name], Path(tmp))

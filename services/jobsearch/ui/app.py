@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 
 from jetjobs import Ledger, Publisher
 from jetjobs.ui import build_app, checked_form, templates
+from jobsearch.insights.routes import insights_routes
 from jobsearch.profile import Profile
 from jobsearch.salary import format_salary
 from jobsearch.store import STATUSES, ListingDetail, Store, UnknownListing
@@ -355,6 +356,7 @@ def build_review_app(
         Route("/listings/{listing_id}/redraft", redraft, methods=["POST"]),
         Route("/listings/{listing_id}/draft", draft_this, methods=["POST"]),
         Mount("/review-static", StaticFiles(directory=HERE / "static"), name="review-static"),
+        *insights_routes(),  # /insights: the search as charts (`jobsearch.insights`)
     ]
     app = build_app(routes, title="jobsearch · review", token=token, loopback=loopback)
     app.add_middleware(GZipMiddleware, minimum_size=500)
