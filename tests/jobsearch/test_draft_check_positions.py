@@ -139,3 +139,91 @@ def test_a_wished_for_name_held_a_title_after_ones_name_and_a_workplace_fail(
     failed = failures(text, wishing)
     assert check in failed, failed
     assert words in failed[check]
+
+
+@pytest.fixture
+def grader(corpus: dict[str, MergedListing]) -> Facts:
+    """A grain grader with an accreditation and a certification in her summary, an employer and a
+    school written with accents or inner capitals, a Spanish and an English degree, and a listing
+    whose "It helps if you have" list names a credential and a storage treatment."""
+    profile = msgspec.convert(
+        {
+            "person": {
+                "name": "Amara Okafor",
+                "location": "Lagos, Nigeria",
+                "summary": "Grain grader since 2015. NAGG accredited grader since 2019; ISTA Certified"
+                " Seed Analyst since 2020.",
+                "skills": ["moisture testing", "aflatoxin testing (ELISA)", "sieving", "staff training"],
+                "experience": [
+                    {
+                        "employer": "Ọkà Grain Traders",
+                        "title": "Quality Assurance Lead",
+                        "start": "2019-01-07",
+                        "highlights": ["Controlled storage pests with heat and sieving."],
+                    },
+                    {"employer": "Harbour Mills", "title": "Grain Inspector", "start": "2015-02-02",
+                     "end": "2018-12-21"},
+                ],
+                "education": [
+                    {"institution": "University of NovaTerra-Sud", "degree": "Master of Arts",
+                     "field": "History", "year": 2014},
+                    {"institution": "Universidad Ramón Quiroga", "degree": "Licenciatura en Agronomía",
+                     "field": "Agronomy", "year": 2016},
+                ],
+            },
+            "writing": {"language": "en", "signature": "Amara Okafor"},
+        },
+        Profile,
+    )  # fmt: skip
+    listing = msgspec.structs.replace(
+        corpus["plain-backend"],
+        title="Grain Quality Lead",
+        company="Silverleaf Commodities",
+        description="You will run the grading lab.\n\nIt helps if you have\n- The GQX Auditor credential\n"
+        "- Phosphine or controlled-atmosphere treatment\n\nA minimum of 30 hours a week.\n",
+    )
+    return Facts.of(profile, listing, today=TODAY)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi! The years since 2019 have been as Quality Assurance Lead at Ọkà Grain Traders.",
+        "Hi! I am an ISTA Certified Seed Analyst.",  # a credential the profile holds
+        "Hi! I'm QA Lead at Oka Grain Traders.",  # the title's initials, the employer unaccented
+        "Hi! I am a Licenciada en Agronomía from UQuiroga.",  # a Spanish degree word, U + last word
+        "Hi! I studied History at UNTS.",  # U and the capitals of its words
+        "Hi! My other degree is a Master of Arts from the University of NovaTerra-Sud.",
+        "Hi! My accreditation is with NAGG.",  # a determiner is no certification's name
+        "Hi! I can start with the 30 hours a week you mention.",  # the listing's working pattern
+        "Hi! Phosphine would be new to me.",  # a wished treatment as a gap
+    ],
+)
+def test_credentials_short_forms_and_degree_words_of_the_profile_pass(text: str, grader: Facts) -> None:
+    """A title read without its preposition, a credential statement, a title's initials, names
+    with their accents folded, short forms of a profile's university, a degree in the profile's
+    languages or named by a generic word, and the listing's hours: none is an invention."""
+    assert failures(text, grader) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "check", "words"),
+    [
+        ("Hi! I worked under the chief inspector, Tomasz Brenner, at Harbour Mills.", "names", "Tomasz"),
+        ("Inspector Lwazi Ndlovu of the regional grain board has offered to act as a reference.",
+         "names", "Ndlovu"),
+        ("Hi! I'm a grader with hands-on ELISA and LFDT at Harbour Mills.", "skills", "LFDT"),
+        ("Maize and sorghum, with pests kept down by sieving and phosphine.", "skills", "phosphine"),
+        ("Hi! I am NAGG accredited, and last year I also earned the GQX Auditor credential.",
+         "certifications", "GQX"),
+    ],
+)  # fmt: skip
+def test_a_person_after_a_post_a_term_listed_with_held_ones_and_a_wished_credential_fail(
+    text: str, check: str, words: str, grader: Facts
+) -> None:
+    """A person named after the post they held over one ("under the chief inspector, X") or
+    offering a reference, an acronym no source writes or a wished term listed with skills the
+    profile holds, a credential of an "It helps if you have" list: each fails, quoting it."""
+    failed = failures(text, grader)
+    assert check in failed, failed
+    assert words in failed[check]

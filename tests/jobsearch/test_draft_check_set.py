@@ -12,6 +12,11 @@ the checks nor the other sets' drafts, caught 19 of 24 on its one unseen run (79
 a check quoting the claim, and flagged 6 of 24 honest drafts (25.0%); the generic causes it showed
 were then mended and it was tuned on like the others (24 of 24 caught, 2 of 24 flagged: "Legon",
 the colloquial name of a university the profile writes in full, is still read as a name).
+`fresh7.toml`, written the same way, caught 21 of 24 on its one unseen run (87.5%), 19 of them by a
+check quoting the claim, and flagged 9 of 24 honest drafts (37.5%); its generic causes (a title
+read with its "as", a credential read as a title, a title's initials, names with their accents,
+U-short forms of a university, a degree word in Spanish, a person after "under the head
+winemaker,", a term listed with held skills) were then mended and it is tuned on like the others.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from tests.draft_check_set import FIXTURES, KINDS, DraftSetError, evaluate, load
 SETS = sorted(FIXTURES.glob("*.toml"))
 # (invented caught at least, honest flagged at most), in percent, for a set not at the bar; the
 # caught floor also holds the rate caught by a check quoting the claim. Every set is at the bar now.
-FLOORS: dict[str, tuple[float, float]] = {"fresh7.toml": (79.1, 37.5)}
+FLOORS: dict[str, tuple[float, float]] = {}
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)

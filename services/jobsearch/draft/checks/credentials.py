@@ -86,7 +86,11 @@ def _degree_held(families: set[str], field: set[str], facts: Facts, *, named: bo
             continue
         if named and degree.named and not field & degree.named:
             continue
-        if field and not field & ((degree.field_words | degree.named) - _GENERIC_FIELD):
+        if (
+            field
+            and not field & ((degree.field_words | degree.named) - _GENERIC_FIELD)
+            and not (named and field & degree.named)
+        ):
             continue
         return True
     return False
@@ -105,7 +109,9 @@ def check_degrees(text: str, facts: Facts) -> Check:
                 if not families and not field and facts.degrees:
                     continue  # "my degree", "the degree": the profile's own
                 named = bool(re.match(r"\s+of\s", clause[match.end() :]))
-                if not _degree_held(families, field, facts, named=named):
+                # "Bachelor of Arts": a degree named by a generic word is compared by that word
+                own = set(fold(" ".join(_field_words(clause[match.end() :]))).split()) if named else set()
+                if not _degree_held(families, field or own, facts, named=named):
                     shown = _field_words(clause[match.end() :])
                     end = clause.find(shown[-1], match.end()) + len(shown[-1]) if shown else match.end()
                     bad.append(clause[match.start() : end].strip())
@@ -126,6 +132,7 @@ def _certifications(clause: str) -> list[str]:
             while (
                 start > 0
                 and (tokens[start - 1].capitalised or "/" in tokens[start - 1].text)
+                and tokens[start - 1].text.lower() not in _DETERMINERS  # "My accreditation"
                 and "," not in clause[tokens[start - 1].end : tokens[start].start]
             ):
                 start -= 1
@@ -143,6 +150,8 @@ def _certifications(clause: str) -> list[str]:
     return found
 
 
+# Words that open a noun phrase, capitalised only as a sentence's first word: no certification's name.
+_DETERMINERS = frozenset({"my", "our", "your", "the", "a", "an", "his", "her", "their", "this", "that"})
 _CERTIFIED_SUFFIX = re.compile(r"^[A-Z][\w/&.]*-(?:certified|accredited|chartered)$")
 # A membership a body grants: "a chartered member of the IStructE", "a fellow of the RICS".
 _MEMBER = re.compile(

@@ -49,12 +49,15 @@ _DEGREE_FAMILIES: dict[str, re.Pattern[str]] = {
     ),
     "bachelor": re.compile(
         r"\bbachelor'?s?\b|\bb\.?sc\b|\bb\.s\.|\bb\.a\.|\bb\.?eng\b|\bb\.?tech\b|\bbsc\b|\bundergraduate\b"
-        r"|\blicenciatura\b|\bgrado\b|\bbacharelado\b|\bll\.?b(?!\w)|\bb\.?\s?pharm(?!\w)|\bb\.ed(?!\w)",
+        r"|\blicenciatura\b|\blicenciad[oa]s?\b|\bgrado\b|\bbacharelado\b|\bll\.?b(?!\w)|\bb\.?\s?pharm(?!\w)|\bb\.ed(?!\w)",
         re.I,
     ),
     "diploma": re.compile(r"\bdiploma\b|\bdiplom\b", re.I),
     "associate": re.compile(r"\bassociate'?s degree\b|\bassociate of (?:arts|science)\b", re.I),
 }
+_UNIVERSITY = frozenset(
+    {"university", "universidad", "universidade", "université", "università", "universität", "universiti"}
+)
 SYNONYMS = {fold(a): fold(b) for a, b in SKILL_SYNONYMS.items()}
 
 
@@ -97,10 +100,18 @@ def initialisms(name: str) -> set[str]:
         out.add("".join(p if p.lower() in _CONNECTORS else p[0].upper() for p in parts))
         # or only the one-letter ones: Université du Québec à Montréal -> UQAM
         out.add("".join(p[0].upper() for p in parts if p.lower() not in _CONNECTORS or len(p) == 1))
+    if len(heads) >= 2 and heads[0].lower() in _UNIVERSITY:
+        # U and the capitals of its distinctive words (University of KwaZulu-Natal -> UKZN), or U
+        # and its last word (Universidad Juan Agustín Maza -> UMaza)
+        out.add("U" + "".join(c for p in heads[1:] for c in p if c.isupper()))
+        out.add("U" + heads[-1])
     # and without accents, as people type them: UQÀM -> UQAM
-    return out | {
-        "".join(c for c in unicodedata.normalize("NFKD", i) if not unicodedata.combining(c)) for i in out
-    }
+    return out | {deaccent(i) for i in out}
+
+
+def deaccent(text: str) -> str:
+    """A text without its accents: "Sông Xanh" -> "Song Xanh"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 @dataclass(frozen=True)
@@ -259,6 +270,7 @@ def _names(text: str, proper: list[str]) -> set[str]:
             run = []
     for name in proper:
         out.update(initialisms(name))
+    out |= {deaccent(n) for n in out}  # "Song Xanh" for Sông Xanh, as people type it
     # a word the sources shout ("HEAD OF POSTGRESQL PLATFORM") is known in any case
     out.update(f"~{w.lower()}" for w in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", text))
     return out

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from jobsearch.draft.checks.facts import Facts, degree_families
+from jobsearch.draft.checks.facts import Facts, deaccent, degree_families
 from jobsearch.draft.checks.lexicon import is_common
 from jobsearch.draft.checks.positions import HONORIFIC_SUFFIX, HONORIFICS, claimed, greeting_length, namelike
 from jobsearch.draft.checks.text import Word, bare, fold, sentences, words
@@ -113,7 +113,7 @@ def _name_known(token: str, facts: Facts) -> bool:
     """Whether a capitalised token is a name of the sources: as written, in its singular ("P&Ls",
     "Canadians"), or, hyphenated, by each capitalised part ("Java-to-Kotlin")."""
     key = token.lower()
-    if token in facts.names or f"~{key}" in facts.names:
+    if token in facts.names or f"~{key}" in facts.names or deaccent(token) in facts.names:
         return True
     if (
         len(token) > 2

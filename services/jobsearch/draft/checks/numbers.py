@@ -95,6 +95,8 @@ _ANOTHER = re.compile(r"\b(?:another|a\s+further|further)\s+$", re.IGNORECASE)
 _LAST = re.compile(r"\b(?:the\s+)?(?:last|past|first|next)\s+$", re.IGNORECASE)
 # "three days a week": a working pattern (the listing's terms), not a count of the person's
 _RATE = re.compile(r"^\s+(?:a|per|each|every)\s+(?:week|month|fortnight)\b", re.IGNORECASE)
+# "the 20 hours a week you mention": hours of a working pattern, the listing's terms as well
+_HOURS = re.compile(r"^\s+hours?\s+(?:a|per|each|every)\s+(?:day|week|month|fortnight)\b", re.I)
 
 
 def _interval(figure: Figure, clause: str, facts: Facts) -> bool:
@@ -138,9 +140,9 @@ def unstated(text: str, facts: Facts) -> list[str]:
                     ok = _duration_ok(figure, clause, clause[: figure.start], facts) or _interval(
                         figure, clause, facts
                     )
-                elif figure.unit in {"day", "week"} and _RATE.match(
-                    clause[figure.start + len(figure.text) :]
-                ):
+                elif (
+                    figure.unit in {"day", "week"} and _RATE.match(clause[figure.start + len(figure.text) :])
+                ) or _HOURS.match(clause[figure.start + len(figure.text) :]):
                     ok = _stated(figure, facts)
                 elif claims(clause, figure.start):  # "I released 60 parts": the person's, so the profile's
                     ok = (

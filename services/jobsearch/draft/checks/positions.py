@@ -11,8 +11,9 @@ school, a tool or a person:
 - as a possessive: "X's payouts team";
 - in a salutation ("Dear X", "Kia ora X", "Guten Tag Frau X") or with an honorific ("Dr. X",
   "Ms X", "X-san");
-- as a reference or a referral: "X, my head of production, ...", "my lead, X, ...", "X, who
-  heads ...", "X suggested I get in touch";
+- as a reference or a referral: "X, my head of production, ...", "my lead, X, ...", "under the
+  head winemaker, X", "X, who heads ...", "X suggested I get in touch", "X ... has offered to act
+  as a reference";
 - after a first-person subject or possessive: "I led X", "I'm a X grad", "my biggest account was
   X", and a name followed by "alum" or "grad";
 - or when the name carries a word that makes it an organisation, a school or a certification:
@@ -67,10 +68,14 @@ HONORIFICS = frozenset(
 )  # fmt: skip
 HONORIFIC_SUFFIX = re.compile(r"-(?:san|sama|sensei|kun|ji|ssi|nim)$", re.IGNORECASE)
 _APPOSITION_AFTER = re.compile(r"^\s*,\s*(?:my|our|the|who|whom|whose|a|an|his|her|their|who's)\b", re.I)
-_APPOSITION_BEFORE = re.compile(r"\b(?:my|our)\s+(?:[\w'-]+\s+){0,4}?[\w'-]+(?:\s+there)?\s*,\s*$", re.I)
+# "my lead, X", "under the head winemaker, X": a person named after the post they held over one
+_APPOSITION_BEFORE = re.compile(
+    r"\b(?:my|our|(?:under|with|for|to|from|by)\s+(?:the|a|an))\s+(?:[\w'-]+\s+){0,4}?[\w'-]+(?:\s+there)?\s*,\s*$",
+    re.I,
+)
 _REFERRAL = re.compile(
-    r"^(?:\s+[\w'-]+){0,6}?\s+(?:suggested|mentioned|told|recommended|referred|introduced|pointed|"
-    r"encouraged|said|put\s+me|passed\s+on|forwarded|shared)\b",
+    r"^(?:\s+[\w'-]+){0,7}?\s+(?:suggested|mentioned|told|recommended|referred|introduced|pointed|"
+    r"encouraged|said|put\s+me|passed\s+on|forwarded|shared|offered|agreed|volunteered)\b",
     re.IGNORECASE,
 )
 _FIRST_PERSON_BEFORE = re.compile(

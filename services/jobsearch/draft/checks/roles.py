@@ -11,7 +11,10 @@
   A title is read after a trigger ("as", "I'm", "now" skipped) or after the person's own name and
   a comma ("I'm Ingrid, service manager at ..."), up to its head noun: the usual ones and the last
   words of the profile's titles ("Chef"), so the level word counts ("Executive" is not "Head").
-  A school named by a run of its words ("the Santa María") is no employer.
+  A school named by a run of its words ("the Santa María") is no employer. A title may use the
+  initials of a profile title's words ("QC Manager" for Quality Control Manager), and a phrase
+  with a credential word the profile writes as it stands ("a SATI accredited interpreter") is
+  the profile's credential, not a title claimed.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import re
 
 from jobsearch.draft.checks.facts import Facts, initialisms, strip_legal
-from jobsearch.draft.checks.text import fold, sentences
+from jobsearch.draft.checks.text import contains, fold, sentences
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import ROLE_NOUNS, TITLE_FILLER
 from jobsearch.jobs import Check
@@ -40,7 +43,7 @@ _WITH = re.compile(rf"\bI(?:'ve| have)?\s+(?:worked|work)\s+(?:\w+\s+){{0,2}}?wi
 _TRIGGER = re.compile(
     r"\b(?:as|am|I'm|been|became|become|was|promoted\s+to|hired\s+as|joined\s+as|work(?:ing|ed)?\s+as|"
     r"role\s+as|position\s+as|job\s+as|here\s+as|finishing\s+as|ending\s+as|currently)\s+"
-    r"(?:an?\s+|the\s+|my\s+)?(?:(?:now|currently|still|already|also)\s+)?|^",
+    r"(?:as\s+)?(?:an?\s+|the\s+|my\s+)?(?:(?:now|currently|still|already|also)\s+)?|^",
     re.IGNORECASE,
 )
 _HEADS = frozenset({"head", "director", "vp", "chief", "dean"})
@@ -174,13 +177,26 @@ def _title_words(title: str, places: set[str]) -> list[str]:
     return [w for w in key if w not in _QUALIFIERS and w not in places]
 
 
+_CREDENTIAL = re.compile(r"\b(?:certified|accredited|chartered|licensed|registered)\b", re.I)
+
+
+def _title_forms(title: str) -> set[str]:
+    """The words a profile's title may be written with: its own, short forms written out, and the
+    initials of two or three of its words in a row ("qc" for Quality Control Manager)."""
+    parts = [_SHORT.get(w, w) for w in title.split()]
+    runs = {"".join(w[0] for w in parts[i : i + n]) for n in (2, 3) for i in range(len(parts) - n + 1)}
+    return set(parts) | runs
+
+
 def _held_title(title: str, facts: Facts) -> bool:
     key = _title_words(title, facts.places)
     if len(key) <= 1:
         return True  # "as an engineer", "as the lead": no particular title
     phrase = " ".join(key)
-    if any(set(key) <= {_SHORT.get(w, w) for w in t.split()} for t in facts.titles):
+    if any(set(key) <= _title_forms(t) for t in facts.titles):
         return True
+    if _CREDENTIAL.search(title) and contains(facts.profile_text, fold(title)):
+        return True  # "a SATI accredited interpreter": the profile's credential, stated as it is
     return f" {phrase} " in f" {facts.profile_text} "
 
 

@@ -7,7 +7,9 @@ one the profile holds, under its name or a synonym (Go/Golang, Postgres/PostgreS
 the listing asks for may be named as something to learn, a gap, or the employer's ("your
 Kubernetes platform", "I have not used Looker yet", "Terraform is new to me"): only a clause with
 no such word and a first-person subject claims it. A tool only the listing's "Nice to have" names
-(`wished`), claimed as held ("hands-on IBM Maximo planning"), fails however it is said.
+(`wished`), claimed as held ("hands-on IBM Maximo planning"), fails however it is said, and so
+does a term listed right after one the profile holds that is such a wish or an acronym no source
+writes ("hands-on PAUT and TOFD", "in oak, concrete and amphora").
 """
 
 from __future__ import annotations
@@ -19,7 +21,15 @@ from jobsearch.draft.checks.facts import Facts
 from jobsearch.draft.checks.positions import namelike, organisation_like
 from jobsearch.draft.checks.text import clauses, contains, fold, sentences, words
 from jobsearch.draft.checks.verdict import verdict
-from jobsearch.draft.checks.vocabulary import FIRST_PERSON, GAP, LANGUAGES, SKILLS, WORDS_TOO
+from jobsearch.draft.checks.vocabulary import (
+    CERTIFICATIONS,
+    FIRST_PERSON,
+    GAP,
+    GENERIC_ACRONYMS,
+    LANGUAGES,
+    SKILLS,
+    WORDS_TOO,
+)
 from jobsearch.draft.checks.wished import held, wished_in
 from jobsearch.jobs import Check
 
@@ -138,6 +148,47 @@ def listing_tools(clause: str, facts: Facts, sentence: str = "") -> list[str]:
     return found
 
 
+_YOURS = re.compile(r"\b(?:you|your|you're|you've)\b", re.IGNORECASE)
+
+
+def listed_with_held(clause: str, sentence: str, facts: Facts) -> list[str]:
+    """Terms listed right after one the profile holds ("hands-on PAUT and TOFD", "in oak,
+    concrete and amphora") that are the listing's wish or an acronym no source writes: claimed
+    with the rest of the list, in a first-person clause, or in a sentence with no subject but the
+    person (a note's fragment), with no gap, wish or "your" in it."""
+    if _NOT_HELD.search(clause):
+        return []
+    fragment = not FIRST_PERSON.search(sentence) and not _YOURS.search(sentence) and not GAP.search(sentence)
+    tokens = words(clause)
+    found: list[str] = []
+    for i, word in enumerate(tokens[1:], start=1):
+        j = i - 1 if tokens[i - 1].text not in {"and", "or", "&"} else i - 2
+        before = tokens[max(j, 0)]
+        if j < 0 or not _LIST.match(clause[before.end : word.start]):
+            continue
+        token, key = word.text.rstrip("."), fold(word.text)
+        if (
+            not key
+            or contains(facts.profile_text, key)
+            or not contains(facts.profile_text, fold(before.text))
+        ):
+            continue
+        wished = any(k.lower() == token.lower() for k in facts.wished)
+        acronym = (
+            token.isupper()
+            and token.isalpha()
+            and len(token) >= 3
+            and token not in facts.names
+            and f"~{key}" not in facts.names
+            and token not in GENERIC_ACRONYMS
+            and key not in CERTIFICATIONS
+            and key not in facts.vocabulary
+        )
+        if (wished or acronym) and (claims(clause, word.start) or fragment):
+            found.append(token)
+    return found
+
+
 def check_skills(text: str, facts: Facts) -> Check:
     """Every skill claimed as the person's is one the profile holds."""
     bad: list[str] = []
@@ -147,6 +198,7 @@ def check_skills(text: str, facts: Facts) -> Check:
                 if not facts.has_skill(key) and claims(clause, at):
                     bad.append(written)
             bad += listing_tools(clause, facts, sentence)
+            bad += [n for n in listed_with_held(clause, sentence, facts) if n not in bad]
             bad += [  # a tool only the listing's "nice to have" names
                 n
                 for n in wished_in(clause, facts.wished, credential=False)

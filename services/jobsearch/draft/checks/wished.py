@@ -22,7 +22,8 @@ from jobsearch.draft.checks.vocabulary import CERTIFICATION_WORD, COMMON, GAP, L
 
 _HEADING = re.compile(
     r"^\W*(?:nice[\s-]+to[\s-]+haves?|desirable|desired|bonus(?:\s+points)?|preferred|ideally|"
-    r"good[\s-]+to[\s-]+have|a\s+plus|pluses|advantageous|an\s+advantage|would\s+be\s+great)\b",
+    r"good[\s-]+to[\s-]+have|a\s+plus|pluses|advantageous|an\s+advantage|would\s+be\s+great|"
+    r"it\s+helps\s+if\s+you\s+have|helpful|assets?)\b",
     re.IGNORECASE,
 )
 _INLINE = re.compile(
@@ -32,7 +33,7 @@ _INLINE = re.compile(
 _BULLET = re.compile(r"^\s*(?:[-*\u2022\u2013]|\d+[.)])\s+")
 _EVERYDAY = 4.0  # the zipf frequency of a word too common to be a product's name ("Safety": 5.0)
 # A nice-to-have line of a credential: what its names are checked as.
-_CREDENTIAL = re.compile(r"\b(?:licen[cs]es?|training|rating|qualification|ticket|exam)\b", re.I)
+_CREDENTIAL = re.compile(r"\b(?:licen[cs]es?|training|rating|qualification|ticket|exam|credentials?)\b", re.I)
 
 
 def _wished_lines(description: str) -> list[str]:
