@@ -5,7 +5,7 @@
    JSON/XML decoding and mapping to Listings, not the network.
 2. Listings per second the fetch stage sustains: one `jobsearch serve fetch` process on an
    embedded nats-server, a search with `Sample(size=N)`, timed from submitting the search until
-   N listing jobs are stored on the dedupe queue.
+   the listing batch jobs stored on the dedupe queue hold N listings.
 """
 
 from __future__ import annotations
@@ -25,18 +25,24 @@ from typing import Any
 
 import anyio
 import httpx
+from nats.aio.msg import Msg
 
 from jetjobs import EmbeddedServer, NatsSettings, Publisher, Settings, open_connection
 from jetjobs._transport.topology import Topology
-from jobsearch.jobs import LISTING, QUEUES, SEARCH, SearchJob
+from jobsearch.jobs import LISTING_BATCH, QUEUES, SEARCH, SearchJob
 from jobsearch.profile import (
     Arbeitnow,
     Ashby,
+    BambooHR,
+    Breezy,
     Greenhouse,
     HackerNews,
+    JobPosting,
     Lever,
     Person,
+    Personio,
     Profile,
+    Recruitee,
     RemoteOK,
     Remotive,
     Rss,
@@ -44,6 +50,7 @@ from jobsearch.profile import (
     SmartRecruiters,
     Source,
     Workable,
+    Workday,
 )
 from jobsearch.sources import BoardHttp, HttpPolicy, fetch_source
 
@@ -68,8 +75,51 @@ def _many(template: dict[str, Any], id_field: str, url_field: str | None) -> lis
     return out
 
 
-def payloads() -> dict[str, tuple[Source, dict[str, bytes]]]:
-    """For each board: a source and the bodies its URLs answer (path → bytes), N postings each."""
+def _personio_feed() -> bytes:
+    feed = (FIXTURES / "personio_feed.xml").read_text()
+    first = feed[feed.index("<position>") : feed.index("</position>") + len("</position>")]
+    ident = first.split("<id>")[1].split("</id>")[0]
+    positions = "".join(first.replace(f"<id>{ident}</id>", f"<id>{ident}{i}</id>") for i in range(N))
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<workzag-jobs>{positions}</workzag-jobs>'.encode()
+
+
+def _workday_list(request: httpx.Request) -> dict[str, Any]:
+    """The jobs endpoint's pages (20 a page, `total` on the first), N postings in all."""
+    template = _load("workday_jobs_page1.json")["jobPostings"][0]
+    offset, limit = (json.loads(request.content)[k] for k in ("offset", "limit"))
+    page = []
+    for i in range(offset, min(offset + limit, N)):
+        posting = copy.deepcopy(template)
+        posting["externalPath"] = f"{posting['externalPath']}-{i}"
+        page.append(posting)
+    return {"total": N if offset == 0 else 0, "jobPostings": page}
+
+
+def _jobposting_page() -> bytes:
+    """One careers page holding N JobPosting blocks in one `@graph`."""
+    html = (FIXTURES / "jobposting_full.html").read_text()
+    start = html.index('<script type="application/ld+json">') + len('<script type="application/ld+json">')
+    block = json.loads(html[start : html.index("</script>", start)])
+    posting = next(item for item in block["@graph"] if item.get("@type") == "JobPosting")
+    posting["hiringOrganization"] = {"@type": "Organization", "name": "Acme Robotics GmbH"}
+    graph = []
+    for i in range(N):
+        item = copy.deepcopy(posting)
+        item["@id"] = item["url"] = f"https://careers.acme.example/jobs/platform-engineer-{i}"
+        item["identifier"]["value"] = f"JR-{i}"
+        item.pop("validThrough", None)
+        graph.append(item)
+    ld = json.dumps({"@context": "https://schema.org", "@graph": graph})
+    return f'<html><head><script type="application/ld+json">{ld}</script></head><body></body></html>'.encode()
+
+
+Answer = Any  # a body (bytes, or JSON as Python data) or a function of the request giving one
+
+
+def payloads() -> dict[str, tuple[Source, dict[str, Answer]]]:
+    """For each board: a source and the bodies its URLs answer (path → body), N postings each.
+    Where a board reads a detail per posting (Workday, BambooHR), the details answer 404, which the
+    adapters read as "keep the list's data": the figure is the list's."""
     gh = _load("greenhouse_jobs.json")
     lever = _load("lever_postings.json")
     ashby = _load("ashby_board.json")
@@ -122,24 +172,57 @@ def payloads() -> dict[str, tuple[Source, dict[str, bytes]]]:
         ),
         "arbeitnow": (Arbeitnow(max_pages=1), {"/api/job-board-api": arbeit}),
         "hackernews": (HackerNews(thread_id=1), {"/api/v1/items/1": hn}),
+        "workday (list only)": (
+            Workday(host="acme.wd5.myworkdayjobs.com", tenant="acme", site="External", search=[]),
+            {"/wday/cxs/acme/External/jobs": _workday_list},
+        ),
+        "personio": (Personio(company="acme"), {"/xml": _personio_feed()}),
+        "recruitee": (
+            Recruitee(company="acme"),
+            {
+                "/api/offers/": {
+                    "offers": _many(_load("recruitee_offers.json")["offers"][0], "id", "careers_url")
+                }
+            },
+        ),
+        "bamboohr (list only)": (
+            BambooHR(company="acme"),
+            {
+                "/careers/list": {
+                    "meta": {"totalCount": N},
+                    "result": _many(_load("bamboohr_list.json")["result"][1], "id", None),
+                }
+            },
+        ),
+        "breezy": (Breezy(company="acme"), {"/json": _many(_load("breezy_positions.json")[0], "id", "url")}),
+        "jobposting (one page)": (
+            JobPosting(url="https://careers.acme.example/careers"),
+            {"/careers": _jobposting_page()},
+        ),
         "rss": (
             Rss(url="https://weworkremotely.example/feed.rss"),
             {"/feed.rss": (head + items + tail).encode()},
         ),
-    }  # type: ignore[dict-item]
+    }
 
 
 async def parse_times(repeat: int) -> dict[str, tuple[float, int]]:
     """Median milliseconds to read N postings, per board (and how many listings came out)."""
     results: dict[str, tuple[float, int]] = {}
     for board, (source, bodies) in payloads().items():
-        encoded = {p: b if isinstance(b, bytes) else json.dumps(b).encode() for p, b in bodies.items()}
+        encoded = {
+            p: b if isinstance(b, bytes) or callable(b) else json.dumps(b).encode() for p, b in bodies.items()
+        }
 
-        def handler(request: httpx.Request, encoded: dict[str, bytes] = encoded) -> httpx.Response:
+        def handler(request: httpx.Request, encoded: dict[str, Answer] = encoded) -> httpx.Response:
             body = encoded.get(request.url.path)
-            if body is None:  # SmartRecruiters details: not part of the parse figure
+            if body is None:  # details (SmartRecruiters, Workday, BambooHR), robots.txt: not parsed
                 return httpx.Response(404)
-            return httpx.Response(200, content=body, headers={"Content-Type": "application/json"})
+            if callable(body):
+                body = json.dumps(body(request)).encode()
+            head = body.lstrip()[:6]
+            kind = {b"<html>": "text/html", b"<?xml ": "application/xml"}.get(head, "application/json")
+            return httpx.Response(200, content=body, headers={"Content-Type": kind})
 
         policy = HttpPolicy(min_interval=0, per_host=32)
         times = []
@@ -160,7 +243,7 @@ async def stage_rate(size: int, url: str) -> float:
     settings = Settings(namespace=namespace, nats=NatsSettings(url=url), storage="file")
     env = {**os.environ, "NATS_URL": url, "JETJOBS_NAMESPACE": namespace, "JETJOBS_STORAGE": "file"}
     topology = Topology(settings)
-    subject = topology.job_subject(QUEUES["dedupe"], "normal", LISTING)
+    subject = topology.job_subject(QUEUES["dedupe"], "normal", LISTING_BATCH)
     service = await anyio.open_process(
         [sys.executable, "-m", "jobsearch.cli", "--loglevel", "WARNING", "serve", "fetch"],
         env=env,
@@ -173,14 +256,22 @@ async def stage_rate(size: int, url: str) -> float:
             publisher = Publisher(nc, settings, topology=topology)
             profile = Profile(person=Person(name="Bench"), sources=[Sample(size=size)])
             await topology.ensure_queue(js, QUEUES["dedupe"])
+            stored = 0
+            done = anyio.Event()
+
+            async def count(msg: Msg) -> None:  # listings arrive in batch jobs: count what they hold
+                nonlocal stored
+                stored += len(json.loads(msg.data)["payload"]["listings"])
+                if stored >= size:
+                    done.set()
+
+            sub = await js.subscribe(subject, cb=count, ordered_consumer=True)
             started = time.perf_counter()
             await publisher.enqueue(SEARCH, SearchJob(run_id="bench", profile=profile), queue=QUEUES["fetch"])
-            while True:
-                info = await js.stream_info(topology.jobs_stream, subjects_filter=subject)
-                if (info.state.subjects or {}).get(subject, 0) >= size:
-                    break
-                await anyio.sleep(0.02)
-            return size / (time.perf_counter() - started)
+            await done.wait()
+            elapsed = time.perf_counter() - started
+            await sub.unsubscribe()
+            return size / elapsed
     finally:
         service.terminate()
         with anyio.fail_after(30):
