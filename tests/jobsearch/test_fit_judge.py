@@ -17,10 +17,11 @@ from jobsearch.dedupe import Dedupe
 from jobsearch.fit import Fit, Reason
 from jobsearch.fit.judge import Judge, judged_fit
 from jobsearch.fit.judge_check import check_judgement
-from jobsearch.fit.judge_prompt import UnreadableAnswer, build_prompt, read_answer
+from jobsearch.fit.judge_prompt import build_prompt, read_answer
 from jobsearch.jobs import DraftJob, DraftShortlistJob, ExportBatchJob, ListingBatchJob
 from jobsearch.listing import MergedListing
 from jobsearch.llm import LlmConfigError
+from jobsearch.llm.fence import UnreadableAnswer
 from jobsearch.llm.settings import load_fit_settings
 from jobsearch.profile import Drafting, Person, Profile, Search
 from jobsearch.store import Store

@@ -11,18 +11,17 @@ guess the tag, and any look-alike tag in it is defused.
 
 from __future__ import annotations
 
-import re
 import secrets
 
 import msgspec
 
 from jobsearch.jobs import Step
 from jobsearch.listing import MergedListing
+from jobsearch.llm.fence import defuse, listing_block
 from jobsearch.llm.template import requirements
 from jobsearch.profile import Profile
 
 NOTE_LIMIT = 300
-_FENCE_LOOKALIKE = re.compile(r"</?\s*(listing|profile)[^>]*>", re.IGNORECASE)
 
 _TASK: dict[Step, str] = {
     "cover_letter": "a cover letter from the applicant to the company's hiring team",
@@ -71,21 +70,8 @@ company.
 """
 
 
-def _defuse(text: str) -> str:
-    return _FENCE_LOOKALIKE.sub(lambda m: m.group(0).replace("<", "(").replace(">", ")"), text)
-
-
 def _listing_block(listing: MergedListing) -> str:
-    lines = [
-        f"title: {listing.title}",
-        f"company: {listing.company}",
-        f"locations: {', '.join(listing.locations) or 'not stated'}",
-        f"remote: {'yes' if listing.remote else 'no' if listing.remote is False else 'not stated'}",
-        f"url: {listing.url}",
-        "description:",
-        listing.description.strip() or "(none)",
-    ]
-    return _defuse("\n".join(lines))
+    return listing_block(listing, [f"url: {listing.url}"])
 
 
 def _profile_block(profile: Profile) -> str:
@@ -108,7 +94,7 @@ def requirements_block(profile: Profile, listing: MergedListing) -> str:
         lines.append(
             f"- required by the listing, not in the profile: do not claim: {', '.join(reading.unmet)}"
         )
-    return _defuse("\n".join(lines)) if lines else "- none of the profile's skills is named by the listing"
+    return defuse("\n".join(lines)) if lines else "- none of the profile's skills is named by the listing"
 
 
 def user_prompt(step: Step, profile: Profile, listing: MergedListing, nonce: str) -> str:

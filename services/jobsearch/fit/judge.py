@@ -15,7 +15,6 @@ half the difference, at most `MOST` points, with a reason "model: judged 86 of 1
 from __future__ import annotations
 
 from collections import Counter
-from types import TracebackType
 from typing import Literal, cast
 
 import anyio
@@ -23,12 +22,14 @@ import msgspec
 import structlog
 
 from jobsearch.fit.judge_check import check_judgement
-from jobsearch.fit.judge_prompt import MAX_TOKENS, UnreadableAnswer, build_prompt, read_answer
+from jobsearch.fit.judge_prompt import MAX_TOKENS, build_prompt, read_answer
 from jobsearch.fit.score import Fit, Reason, bounded
 from jobsearch.jobs import Step
 from jobsearch.listing import MergedListing
 from jobsearch.llm import LlmClient, LlmError
+from jobsearch.llm.fence import UnreadableAnswer
 from jobsearch.llm.settings import FIT_STEP, FitJudgeSettings
+from jobsearch.llm.user import ClientUser, one_line
 from jobsearch.profile import Profile
 
 log = structlog.get_logger("jobsearch.fit")
@@ -100,31 +101,12 @@ def judged_fit(fit: Fit, score: int, rationale: str) -> Fit:
     return Fit(score=bounded(fit.score + points), reasons=[reason, *fit.reasons])
 
 
-def _one_line(text: str, most: int = 300) -> str:
-    line = " ".join("".join(c for c in text if c.isprintable()).split())
-    return line if len(line) <= most else line[: most - 1].rstrip() + "\u2026"
-
-
-class Judge:
+class Judge(ClientUser):
     """The fit judgement of one service: `async with Judge(settings) as judge: ...`."""
 
     def __init__(self, settings: FitJudgeSettings, *, client: LlmClient | None = None) -> None:
+        super().__init__(settings.llm, client)
         self.settings = settings
-        self.client = client or LlmClient(settings.llm)
-        self._own_client = client is None
-
-    async def __aenter__(self) -> Judge:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Close the provider layer's connections if this judge opened them."""
-        if self._own_client:
-            await self.client.aclose()
 
     @property
     def top(self) -> int:
@@ -140,7 +122,7 @@ class Judge:
                 _STEP, system, prompt, max_tokens=MAX_TOKENS, wait_budget=CALL_WAIT
             )
         except LlmError as exc:
-            return msgspec.structs.replace(failed, reason=_one_line(str(exc), 200))
+            return msgspec.structs.replace(failed, reason=one_line(str(exc), 200))
         answered = msgspec.structs.replace(
             failed,
             outcome="dropped",
@@ -154,7 +136,7 @@ class Judge:
             answer = read_answer(completion.text)
         except UnreadableAnswer as exc:
             return msgspec.structs.replace(answered, reason=str(exc))
-        rationale = _one_line(answer.rationale, 1000)
+        rationale = one_line(answer.rationale, 1000)
         problems = check_judgement(
             rationale, answer.quotes, listing=listing, profile=profile, reasons=[r.text for r in fit.reasons]
         )
@@ -176,7 +158,7 @@ class Judge:
                 log.warning("fit.judge_failed", listing=listing.id, error=f"{type(exc).__name__}: {exc}")
                 verdicts[listing.id] = Verdict(
                     listing_id=listing.id, revision=listing.revision, outcome="failed",
-                    reason=f"{type(exc).__name__}: {_one_line(str(exc), 160)}",
+                    reason=f"{type(exc).__name__}: {one_line(str(exc), 160)}",
                 )  # fmt: skip
 
         with anyio.move_on_after(BUDGET):

@@ -238,17 +238,6 @@ class FitJudgeSettings(msgspec.Struct, kw_only=True, frozen=True):
         return ",".join(f"{t.provider}/{t.model}" for t in self.chain)
 
 
-def _fit_names(env: Mapping[str, str]) -> list[ProviderName]:
-    names = [_provider(env, "FIT_PROVIDER"), *_chain_names(env, "FIT_FALLBACK")]
-    if "offline" in names:
-        variable = "FIT_PROVIDER" if names[0] == "offline" else "FIT_FALLBACK"
-        raise LlmConfigError(
-            f"{variable}: the offline template does not judge fit; name a model provider "
-            f"({', '.join(p for p in PROVIDERS if p != 'offline')}) or unset FIT_PROVIDER"
-        )
-    return list(dict.fromkeys(names))
-
-
 def load_fit_settings(env: Mapping[str, str] | None = None) -> FitJudgeSettings | None:
     """The fit judgement's settings, or None when `FIT_PROVIDER` is not set (no judgement).
 
@@ -261,20 +250,7 @@ def load_fit_settings(env: Mapping[str, str] | None = None) -> FitJudgeSettings 
     env = os.environ if env is None else env
     if not env.get("FIT_PROVIDER", "").strip():
         return None
-    names = _fit_names(env)
-    providers: dict[str, ProviderSettings] = {name: _provider_settings(env, name) for name in names}
-    model = env.get("FIT_MODEL", "").strip() or providers[names[0]].model
-    chain = [Target(names[0], model)] + [Target(name, providers[name].model) for name in names[1:]]
-    llm = LlmSettings(
-        providers=providers,
-        routes={FIT_STEP: chain},
-        prices=load_prices(env.get("LLM_PRICES_FILE", "").strip() or None),
-        timeout=_number(env, "LLM_TIMEOUT", 60.0, minimum=0.1) or 60.0,
-        retries=_int(env, "LLM_RETRIES", 2, minimum=0) or 0,
-        max_inline_wait=_number(env, "LLM_MAX_INLINE_WAIT", 10.0, minimum=0) or 0.0,
-        max_run_wait=_number(env, "LLM_MAX_RUN_WAIT", 300.0, minimum=0) or 0.0,
-        trace_content=_flag(env, "LLM_TRACE_CONTENT"),
-    )
+    llm = _own_chain(env, "FIT", FIT_STEP, "judge fit")
     return FitJudgeSettings(llm=llm, top=_int(env, "FIT_TOP", 20) or 20)
 
 

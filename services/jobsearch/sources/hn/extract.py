@@ -21,7 +21,6 @@ import re
 import secrets
 from collections import Counter
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Final, cast
 
 import anyio
@@ -29,12 +28,13 @@ import structlog
 
 from jobsearch.jobs import Step
 from jobsearch.llm import LlmClient, LlmError
+from jobsearch.llm.fence import UnreadableAnswer
 from jobsearch.llm.settings import EXTRACT_STEP, ExtractSettings
+from jobsearch.llm.user import ClientUser, one_line
 from jobsearch.sources.fetched import Extraction, Unread
 from jobsearch.sources.hn.extract_check import (
     MOST_POSTINGS,
     Comment,
-    UnreadableAnswer,
     check_posting,
     comment_of,
     fold,
@@ -116,31 +116,12 @@ def build_prompt(comment: Comment) -> tuple[str, str]:
     return system_prompt(nonce), user_prompt(comment, nonce)
 
 
-def _one_line(text: str, most: int = 200) -> str:
-    line = " ".join("".join(c for c in text if c.isprintable()).split())
-    return line if len(line) <= most else line[: most - 1].rstrip() + "\u2026"
-
-
-class Extractor:
+class Extractor(ClientUser):
     """The comment reading of one service: `async with Extractor(settings) as extractor: ...`."""
 
     def __init__(self, settings: ExtractSettings, *, client: LlmClient | None = None) -> None:
+        super().__init__(settings.llm, client)
         self.settings = settings
-        self.client = client or LlmClient(settings.llm)
-        self._own_client = client is None
-
-    async def __aenter__(self) -> Extractor:
-        return self
-
-    async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Close the provider layer's connections if this extractor opened them."""
-        if self._own_client:
-            await self.client.aclose()
 
     async def read(self, unread: Unread) -> Read:
         """One comment's reading; a provider's failure is a `failed` reading, never an exception."""
@@ -151,7 +132,7 @@ class Extractor:
                 _STEP, system, prompt, max_tokens=MAX_TOKENS, wait_budget=CALL_WAIT
             )
         except LlmError as exc:
-            return Read(failed=_one_line(str(exc)))
+            return Read(failed=one_line(str(exc)))
         read = Read(
             by=f"{completion.provider}/{completion.model}",
             tokens_in=completion.tokens_in,
@@ -161,7 +142,7 @@ class Extractor:
         try:
             postings = read_answer(completion.text)
         except UnreadableAnswer as exc:
-            read.failed = _one_line(str(exc))
+            read.failed = one_line(str(exc))
             return read
         seen: set[tuple[str, str, str]] = set()
         for posting in postings[:MOST_POSTINGS]:
@@ -190,7 +171,7 @@ class Extractor:
                 found[comment.id] = await self.read(comment)
             except Exception as exc:  # a fault here never costs the source job its listings
                 log.warning("hn.extraction_failed", comment=comment.id, error=f"{type(exc).__name__}: {exc}")
-                found[comment.id] = Read(failed=f"{type(exc).__name__}: {_one_line(str(exc), 160)}")
+                found[comment.id] = Read(failed=f"{type(exc).__name__}: {one_line(str(exc), 160)}")
 
         with anyio.move_on_after(BUDGET):
             async with anyio.create_task_group() as tg:

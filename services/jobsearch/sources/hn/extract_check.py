@@ -27,6 +27,7 @@ from typing import Final
 
 import msgspec
 
+from jobsearch.llm.fence import json_answer
 from jobsearch.salary import salary_from_text
 from jobsearch.sources import text as plain
 from jobsearch.sources.hn import fields as f
@@ -40,7 +41,6 @@ MOST_POSTINGS: Final = 40  # postings kept from one answer (the reader's own cap
 _PLAIN: Final = str.maketrans("\u2019\u2018\u201c\u201d\u2013\u2014\u00a0", "''\"\"-- ")
 _EDGES: Final = " \t.,;:!?()[]{}\"'<>*"
 _NAME_EDGES: Final = " \t,;:!?\"'*"  # a title's or a name's parentheses and full stop are its own
-_OBJECT: Final = re.compile(r"\{.*\}", re.DOTALL)
 
 
 class Posting(msgspec.Struct, kw_only=True, frozen=True, forbid_unknown_fields=False):
@@ -62,25 +62,13 @@ class _Answer(msgspec.Struct, frozen=True, forbid_unknown_fields=False):
 _DECODER: Final = msgspec.json.Decoder(_Answer)
 
 
-class UnreadableAnswer(ValueError):
-    """The model's answer is not the JSON object asked for."""
-
-
 def read_answer(answer: str) -> list[Posting]:
     """The postings in a model's answer (one JSON object, perhaps in a code block).
 
     Raises:
         UnreadableAnswer: no JSON object of that shape is in it.
     """
-    found = _OBJECT.search(answer)
-    if found is None:
-        raise UnreadableAnswer("the answer holds no JSON object")
-    try:
-        return _DECODER.decode(found.group(0)).postings
-    except msgspec.ValidationError as exc:
-        raise UnreadableAnswer(f"the answer's JSON is not a list of postings: {exc}") from None
-    except msgspec.DecodeError:
-        raise UnreadableAnswer("the answer's JSON cannot be read") from None
+    return json_answer(answer, _DECODER, "a list of postings").postings
 
 
 def fold(text: str) -> str:
