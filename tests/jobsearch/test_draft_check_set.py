@@ -17,6 +17,9 @@ check quoting the claim, and flagged 9 of 24 honest drafts (37.5%); its generic 
 read with its "as", a credential read as a title, a title's initials, names with their accents,
 U-short forms of a university, a degree word in Spanish, a person after "under the head
 winemaker,", a term listed with held skills) were then mended and it is tuned on like the others.
+`fresh8.toml`, written the same way after that, is held where its one unseen run left it (20 of 24
+caught, 19 by a check quoting the claim; 5 of 24 honest drafts flagged): the figure on text the
+checks have not seen.
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ from tests.draft_check_set import FIXTURES, KINDS, DraftSetError, evaluate, load
 
 SETS = sorted(FIXTURES.glob("*.toml"))
 # (invented caught at least, honest flagged at most), in percent, for a set not at the bar; the
-# caught floor also holds the rate caught by a check quoting the claim. Every set is at the bar now.
-FLOORS: dict[str, tuple[float, float]] = {}
+# caught floor also holds the rate caught by a check quoting the claim.
+FLOORS: dict[str, tuple[float, float]] = {"fresh8.toml": (79.1, 20.9)}
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)
