@@ -16,6 +16,7 @@ import anyio
 import msgspec
 import pytest
 from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
 
 from jetjobs import App, EmbeddedServer, JobContext, NatsSettings, Publisher, Settings
 from jetjobs._joblog.ledger import Ledger
@@ -49,7 +50,11 @@ async def test_item1_released_deliveries_do_not_spend_attempts(nc: NATS, setting
     """
     ids, sub = await enqueued_and_bound(nc, settings, "record", 3, max_attempts=1)
     for handed_back in range(3):  # unstarted: released at shutdown, NAKed by a supervisor
-        held = await sub.fetch(3, timeout=5)
+        # A pull returns what is there when it asks: NAKed messages come back one by one, so ask
+        # until all three are held (each fetch bounded by its timeout).
+        held: list[Msg] = []
+        while len(held) < 3:
+            held += await sub.fetch(3 - len(held), timeout=5)
         assert [m.metadata.num_delivered for m in held] == [handed_back + 1] * 3
         for msg in held:
             await msg.nak()
