@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Literal, get_args
+from typing import ClassVar, Literal, get_args
 
 import msgspec
 
@@ -219,23 +219,35 @@ def _provider_settings(env: Mapping[str, str], name: ProviderName) -> ProviderSe
 FIT_STEP = "fit"  # the fit judgement's route in `LlmSettings.routes` (`jobsearch.fit.judge`)
 
 
-class FitJudgeSettings(msgspec.Struct, kw_only=True, frozen=True):
-    """The optional fit judgement (`FIT_*`): its provider chain as an `LlmSettings` whose only
-    route is `FIT_STEP`, and how many of a shortlist's best listings it judges."""
+class _OwnChain(msgspec.Struct, kw_only=True, frozen=True):
+    """A model step outside drafting with a provider chain of its own (`<PREFIX>_PROVIDER`,
+    `_MODEL`, `_FALLBACK`): an `LlmSettings` whose only route is `STEP`."""
 
+    STEP: ClassVar[str]
     llm: LlmSettings
-    top: int = 20
 
     @property
     def chain(self) -> list[Target]:
         """The providers asked, in order."""
-        return self.llm.routes[FIT_STEP]
+        return self.llm.routes[self.STEP]
+
+    @property
+    def by(self) -> str:
+        """The first provider and model asked, as the summary names it ("openai/gpt-4o-mini")."""
+        return f"{self.chain[0].provider}/{self.chain[0].model}"
 
     @property
     def chain_key(self) -> str:
         """The chain in words ("openai/gpt-4o-mini,anthropic/claude-haiku-4-5"): a stored
-        judgement is reused only for the same chain."""
+        result is reused only for the same chain."""
         return ",".join(f"{t.provider}/{t.model}" for t in self.chain)
+
+
+class FitJudgeSettings(_OwnChain, kw_only=True, frozen=True):
+    """The optional fit judgement (`FIT_*`), and how many of a shortlist's best listings it judges."""
+
+    STEP: ClassVar[str] = FIT_STEP
+    top: int = 20
 
 
 def load_fit_settings(env: Mapping[str, str] | None = None) -> FitJudgeSettings | None:
@@ -257,24 +269,13 @@ def load_fit_settings(env: Mapping[str, str] | None = None) -> FitJudgeSettings 
 EXTRACT_STEP = "extract"  # the comment reading's route (`jobsearch.sources.hn.extract`)
 
 
-class ExtractSettings(msgspec.Struct, kw_only=True, frozen=True):
-    """The optional model pass over the Hacker News comments the rules cannot read (`EXTRACT_*`):
-    its provider chain as an `LlmSettings` whose only route is `EXTRACT_STEP`, and how many
-    comments one source job sends, at most. It never follows `LLM_PROVIDER`: scraped comments go to
-    a provider only when the person names one for them."""
+class ExtractSettings(_OwnChain, kw_only=True, frozen=True):
+    """The optional model pass over the Hacker News comments the rules cannot read (`EXTRACT_*`),
+    and how many comments one source job sends, at most. It never follows `LLM_PROVIDER`: scraped
+    comments go to a provider only when the person names one for them."""
 
-    llm: LlmSettings
+    STEP: ClassVar[str] = EXTRACT_STEP
     most: int = 50
-
-    @property
-    def chain(self) -> list[Target]:
-        """The providers asked, in order."""
-        return self.llm.routes[EXTRACT_STEP]
-
-    @property
-    def by(self) -> str:
-        """The first provider and model asked, as the summary names it ("openai/gpt-4o-mini")."""
-        return f"{self.chain[0].provider}/{self.chain[0].model}"
 
 
 def _own_chain(env: Mapping[str, str], prefix: str, step: str, what: str) -> LlmSettings:
