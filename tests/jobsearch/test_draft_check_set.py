@@ -17,9 +17,11 @@ check quoting the claim, and flagged 9 of 24 honest drafts (37.5%); its generic 
 read with its "as", a credential read as a title, a title's initials, names with their accents,
 U-short forms of a university, a degree word in Spanish, a person after "under the head
 winemaker,", a term listed with held skills) were then mended and it is tuned on like the others.
-`fresh8.toml`, written the same way after that, is held where its one unseen run left it (20 of 24
-caught, 19 by a check quoting the claim; 5 of 24 honest drafts flagged): the figure on text the
-checks have not seen.
+`fresh8.toml`, written the same way after that, caught 20 of 24 on its one unseen run (83.3%, 19
+by a check quoting the claim) and flagged 5 of 24 honest drafts (20.8%); its generic causes (a
+credential written in another order or by its initials, a degree word inside a name the profile
+writes, a school word in Spanish, tools no source names claimed as held, an honorific before a word
+of the company's name) were then mended and it is tuned on like the others.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from tests.draft_check_set import FIXTURES, KINDS, DraftSetError, evaluate, load
 SETS = sorted(FIXTURES.glob("*.toml"))
 # (invented caught at least, honest flagged at most), in percent, for a set not at the bar; the
 # caught floor also holds the rate caught by a check quoting the claim.
-FLOORS: dict[str, tuple[float, float]] = {"fresh8.toml": (79.1, 20.9)}
+FLOORS: dict[str, tuple[float, float]] = {}
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)

@@ -19,6 +19,7 @@ import re
 
 from jobsearch.draft.checks.facts import SYNONYMS, Facts, degree_families, initialisms
 from jobsearch.draft.checks.text import bare, clauses, contains, fold, sentences, words
+from jobsearch.draft.checks.units import held_as_unit
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import (
     CERTIFICATION_WORD,
@@ -96,6 +97,37 @@ def _degree_held(families: set[str], field: set[str], facts: Facts, *, named: bo
     return False
 
 
+_NAME_PART = re.compile(r"[A-Z][\w'\u2019.-]*|of|de|for|and|&")
+
+
+def _in_profile_name(clause: str, match: re.Match[str], facts: Facts) -> bool:
+    """Whether a degree word is part of a capitalised name of two words or more that the profile
+    writes ("Court of Master Sommeliers", "Master Builders Association"): a name, not a degree
+    claimed (were it the profile's degree, it would be held anyway)."""
+    if not match.group()[:1].isupper():
+        return False
+    left: list[str] = []
+    for word in reversed(words(clause[: match.start()])[-3:]):
+        if not _NAME_PART.fullmatch(word.text):
+            break
+        left.insert(0, word.text)
+    right: list[str] = []
+    for word in words(clause[match.end() :])[:3]:
+        if not _NAME_PART.fullmatch(word.text):
+            break
+        right.append(word.text)
+    for take_left in range(len(left) + 1):
+        for take_right in range(len(right) + 1):
+            if take_left + take_right == 0:
+                continue
+            run = [*left[len(left) - take_left :], match.group(), *right[:take_right]]
+            if not (run[0][:1].isupper() and run[-1][:1].isupper()):
+                continue  # "Master of" is no name
+            if contains(facts.profile_text, fold(" ".join(run))):
+                return True
+    return False
+
+
 def check_degrees(text: str, facts: Facts) -> Check:
     """Every degree claimed as the person's is one the profile holds."""
     bad: list[str] = []
@@ -104,6 +136,8 @@ def check_degrees(text: str, facts: Facts) -> Check:
             if NEGATION.search(clause) or not _about_person(clause, sentence):
                 continue
             for match in _DEGREE.finditer(clause):
+                if _in_profile_name(clause, match, facts):
+                    continue  # "the Court of Master Sommeliers": a name the profile writes, no degree
                 families = degree_families(match.group())
                 field = _field(clause[match.end() :])
                 if not families and not field and facts.degrees:
@@ -241,7 +275,9 @@ def check_certifications(text: str, facts: Facts) -> Check:
                 # a skill the profile lists is no certification in it: "certified Articulate
                 # Storyline developer" when the profile only lists Articulate Storyline
                 skill_only = plain in facts.profile_skills and plain != fold(bare(name))
-                if not whole and (skill_only or not any(contains(facts.profile_text, o) for o in other)):
+                if whole or held_as_unit(bare(name), facts.credential_units):
+                    continue  # "CMS Certified Sommelier" for "Certified Sommelier with the Court of ..."
+                if skill_only or not any(contains(facts.profile_text, o) for o in other):
                     bad.append(name)
     return verdict(
         "certifications", bad, lambda shown: f"claims the certification {shown}, not in your profile"

@@ -21,6 +21,7 @@ from jobsearch.draft.checks.lexicon import language_codes
 from jobsearch.draft.checks.links import link_key
 from jobsearch.draft.checks.positions import namelike
 from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
+from jobsearch.draft.checks.units import unit_words
 from jobsearch.draft.checks.vocabulary import COMMON, LANGUAGES, SKILLS
 from jobsearch.draft.checks.wished import wished_names
 from jobsearch.listing import MergedListing
@@ -154,6 +155,8 @@ class Facts:
     injected: Injected = field(default_factory=Injected)
     # names only the listing's "nice to have" lines use -> whether a credential's (`wished`)
     wished: dict[str, bool] = field(default_factory=dict)
+    # each sentence, skill, highlight and school of the profile as a set of words (`units`)
+    credential_units: list[frozenset[str]] = field(default_factory=list)
 
     @classmethod
     def of(cls, profile: Profile, listing: MergedListing, *, today: date | None = None) -> Facts:
@@ -224,6 +227,7 @@ class Facts:
                 fold(profile_plain),
                 listing.company,
             ),
+            credential_units=[u for piece in pieces for u in unit_words(piece)],
             language=profile.writing.language.lower().split("-")[0],
             languages=language_codes(
                 profile.writing.language, [w for w in fold(profile_plain).split() if w in LANGUAGES]

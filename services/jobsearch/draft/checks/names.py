@@ -184,13 +184,41 @@ def _region_employer(tokens: list[Word], i: int, facts: Facts) -> bool:
     return before in {"at", "joined"} and (not after.islower() or after in {"and", "or"})
 
 
+def _only_in_a_company(key: str, facts: Facts) -> bool:
+    """Whether a folded word is known only as part of a company's name: every time a source writes
+    it, a word of the same name stands beside it ("Auer" of Palais Auer is nobody's surname)."""
+    for name in (facts.hiring_company, *facts.employers):
+        parts = name.split()
+        if key not in parts or len(parts) < 2:
+            continue
+        company = set(parts) - {key}
+        seen = False
+        for text in (facts.profile_text, facts.listing_text):
+            tokens = text.split()
+            for at, token in enumerate(tokens):
+                if token != key:
+                    continue
+                seen = True
+                beside = {tokens[at - 1] if at else "", tokens[at + 1] if at + 1 < len(tokens) else ""}
+                if not beside & company:
+                    return False
+        return seen
+    return False
+
+
 def _unknown_word(tokens: list[Word], i: int, facts: Facts, lower: set[str], *, opens: bool) -> bool:
     """Whether the capitalised word `tokens[i]` is one neither source uses (or a region's short
-    name standing where an employer does)."""
+    name standing where an employer does, or a company's word given an honorific: "Mr. Auer" for
+    Palais Auer)."""
     following = tokens[i + 1].text if i + 1 < len(tokens) else ""
     word = tokens[i]
     unknown = not _known(word, facts, lower, opens, following) and not _tolerated(word, facts)
-    return unknown or _region_employer(tokens, i, facts)
+    honoured = i > 0 and tokens[i - 1].bare.lower() in HONORIFICS
+    return (
+        unknown
+        or _region_employer(tokens, i, facts)
+        or (honoured and _only_in_a_company(fold(word.bare), facts))
+    )
 
 
 def _tolerated(word: Word, facts: Facts) -> bool:

@@ -23,6 +23,7 @@ import re
 
 from jobsearch.draft.checks.facts import Facts, initialisms, strip_legal
 from jobsearch.draft.checks.text import contains, fold, sentences
+from jobsearch.draft.checks.units import held_as_unit
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import ROLE_NOUNS, TITLE_FILLER
 from jobsearch.jobs import Check
@@ -195,7 +196,9 @@ def _held_title(title: str, facts: Facts) -> bool:
     phrase = " ".join(key)
     if any(set(key) <= _title_forms(t) for t in facts.titles):
         return True
-    if _CREDENTIAL.search(title) and contains(facts.profile_text, fold(title)):
+    if _CREDENTIAL.search(title) and (
+        contains(facts.profile_text, fold(title)) or held_as_unit(title, facts.credential_units)
+    ):
         return True  # "a SATI accredited interpreter": the profile's credential, stated as it is
     return f" {phrase} " in f" {facts.profile_text} "
 

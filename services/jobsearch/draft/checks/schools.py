@@ -19,8 +19,9 @@ from jobsearch.jobs import Check
 from jobsearch.reading.vocabulary import EXONYMS
 
 _SCHOOL_WORD = (
-    r"(?:University|Universit\w+|College|School|Institute|Institut|Polytechnic|Politecnico|Academy|"
-    r"Hochschule|Conservatoire|Conservatory|TU|ETH|IIT)"
+    r"(?:University|Universi\w+|Uniwersytet|Univerzita|College|Colegio|School|Escuela|Escola|\u00c9cole|"
+    r"Ecole|Institute|Institut|Instituto|Istituto|Polytechnic|Polit\w+cnic[oa]|Academy|Akademie|"
+    r"Hochschule|Fachhochschule|Conservatoire|Conservatory|TU|ETH|IIT)"
 )
 _CAP_RUN = r"[A-Z][\w&'\u2019.-]*(?:\s+(?:of|de|for|and|&|the|der|für)?\s*[A-Z][\w&'\u2019.-]*){0,6}"
 _SCHOOL_CLAIM = re.compile(
@@ -77,5 +78,39 @@ _GENERIC_SCHOOL = frozenset(
         "state",
         "national",
         "technical",
+        # the same words in the languages schools are named in
+        "universidad",
+        "universidade",
+        "universite",
+        "universitat",
+        "universita",
+        "universiteit",
+        "universitet",
+        "uniwersytet",
+        "univerzita",
+        "hochschule",
+        "fachhochschule",
+        "escuela",
+        "escola",
+        "ecole",
+        "instituto",
+        "istituto",
+        "institut",
+        "politecnico",
+        "politecnica",
+        "colegio",
+        "facultad",
+        "faculdade",
+        "nacional",
+        "tecnologica",
+        "tecnologico",
+        "technische",
+        "technologie",
+        "des",
+        "del",
+        "do",
+        "da",
+        "di",
+        "la",
     ]
 )

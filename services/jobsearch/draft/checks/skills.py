@@ -18,8 +18,9 @@ import re
 
 from jobsearch.draft.checks.claims import claims
 from jobsearch.draft.checks.facts import Facts
+from jobsearch.draft.checks.lexicon import is_common
 from jobsearch.draft.checks.positions import namelike, organisation_like
-from jobsearch.draft.checks.text import clauses, contains, fold, sentences, words
+from jobsearch.draft.checks.text import bare, clauses, contains, fold, sentences, words
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import (
     CERTIFICATIONS,
@@ -72,7 +73,8 @@ _TOOL_VERB = re.compile(
     r"develop(?:ed)?|migrat(?:e|ed)|operat(?:e|ed)|maintain(?:ed)?|produc(?:e|ed)|process(?:ed)?|"
     r"analy[sz](?:e|ed)|track(?:ed)?|handl(?:e|ed)|creat(?:e|ed)|set\s+up|ship(?:ped)?|"
     r"implement(?:ed)?|trained|train|enter(?:ed)?|log(?:ged)?|record(?:ed)?|submit(?:ted)?|file[ds]?|"
-    r"document(?:ed)?|schedul(?:e|ed)|plan(?:ned)?|draft(?:ed)?|book(?:ed)?|test(?:ed)?|report(?:ed)?)\b",
+    r"document(?:ed)?|schedul(?:e|ed)|plan(?:ned)?|draft(?:ed)?|book(?:ed)?|test(?:ed)?|report(?:ed)?|"
+    r"do|does|did|measur(?:e|ed|ing))\b",
     re.IGNORECASE,
 )
 _NOT_HELD = re.compile(
@@ -106,6 +108,7 @@ def listing_tools(clause: str, facts: Facts, sentence: str = "") -> list[str]:
     tokens = words(clause)
     found: list[str] = []
     previous_end = -1  # where the last name in a tool position ended
+    places = False  # whether that list began with a place of the sources ("in Dublin and Galway")
     i = 0
     while i < len(tokens):
         if not namelike(tokens[i]) or tokens[i].first:
@@ -121,21 +124,26 @@ def listing_tools(clause: str, facts: Facts, sentence: str = "") -> list[str]:
         k = i - 1
         while k >= 0 and tokens[k].text.lower() in _TOOL_SKIPPED:
             k -= 1
-        introduced = (
-            k >= 0
-            and tokens[k].text.lower() in _TOOL_INTRO
-            and bool(_TOOL_VERB.search(clause[: tokens[k].end]))
-        )
-        listed = previous_end >= 0 and bool(_LIST.match(clause[previous_end : tokens[i].start]))
         name = clause[tokens[i].start : tokens[j].end]
-        if (introduced or listed) and _claims(clause, tokens[i].start, sentence or clause):
+        after_intro = k >= 0 and tokens[k].text.lower() in _TOOL_INTRO
+        introduced = after_intro and bool(_TOOL_VERB.search(clause[: tokens[k].end]))
+        listed = previous_end >= 0 and bool(_LIST.match(clause[previous_end : tokens[i].start]))
+        # "cellar inventory in BinWise": a name written as a product's, in a note's fragment
+        fragment = after_intro and _camel(name) and _fragment(sentence or clause)
+        if (introduced or listed or fragment) and (
+            fragment or _claims(clause, tokens[i].start, sentence or clause)
+        ):
             previous_end = tokens[j].end
             key = fold(name)
+            if not listed:
+                places = set(key.split()) <= facts.places
             if (
                 key
+                and not places
                 and key not in SKILLS
-                and not organisation_like(name)  # an employer: the employment check's
-                and contains(facts.listing_text, key)
+                # an employer is the employment check's; "in Datamine Studio RM" is a tool's place
+                and (not organisation_like(name) or tokens[k].text.lower() in {"in", "using", "via"})
+                and (contains(facts.listing_text, key) or _in_no_source(name, facts))
                 and not contains(facts.profile_text, key)
                 and not set(key.split()) & set(facts.hiring_company.split())
                 and not set(key.split()) <= facts.listing_places
@@ -151,6 +159,39 @@ def listing_tools(clause: str, facts: Facts, sentence: str = "") -> list[str]:
 _YOURS = re.compile(r"\b(?:you|your|you're|you've)\b", re.IGNORECASE)
 
 
+def _camel(name: str) -> bool:
+    """A name written as a product's, with a capital inside a word: "BinWise", "ezyVet", "CostX"."""
+    return any(_INNER_CAPITAL.search(w) and not _SURNAME_PREFIX.match(w) for w in name.split())
+
+
+_INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
+
+
+_SURNAME_PREFIX = re.compile(r"^(?:Mc|Mac|O'|D'|De|Di|Da|La|Le|Van|Von)[A-Z]")
+
+
+def _fragment(sentence: str) -> bool:
+    """A note's fragment: a sentence with no subject but the person, no "you" and no gap word."""
+    return not FIRST_PERSON.search(sentence) and not _YOURS.search(sentence) and not GAP.search(sentence)
+
+
+def _in_no_source(name: str, facts: Facts) -> bool:
+    """Whether a tool's name carries a word no source writes that is no common word of the
+    letter's languages, no place and nobody's name ("Cubit", "Datamine Studio RM", "BinWise")."""
+    for word in name.split():
+        key = fold(word)
+        if (
+            key
+            and len(key) > 2
+            and key not in facts.vocabulary
+            and key not in facts.places
+            and key not in facts.person_names
+            and not is_common(bare(word), facts.languages)
+        ):
+            return True
+    return False
+
+
 def listed_with_held(clause: str, sentence: str, facts: Facts) -> list[str]:
     """Terms listed right after one the profile holds ("hands-on PAUT and TOFD", "in oak,
     concrete and amphora") that are the listing's wish or an acronym no source writes: claimed
@@ -158,7 +199,7 @@ def listed_with_held(clause: str, sentence: str, facts: Facts) -> list[str]:
     person (a note's fragment), with no gap, wish or "your" in it."""
     if _NOT_HELD.search(clause):
         return []
-    fragment = not FIRST_PERSON.search(sentence) and not _YOURS.search(sentence) and not GAP.search(sentence)
+    fragment = _fragment(sentence)
     tokens = words(clause)
     found: list[str] = []
     for i, word in enumerate(tokens[1:], start=1):
