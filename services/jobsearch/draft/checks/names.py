@@ -35,6 +35,7 @@ from jobsearch.draft.checks.vocabulary import (
     GENERIC_CAPS,
     GREETINGS,
     LANGUAGES,
+    NOUNS_CAPITALISED,
     ROLE_NOUNS,
     SKILLS,
 )
@@ -62,9 +63,8 @@ _COMMON_ENDINGS = (
     "ible",
     "less",
 )
-# Languages that capitalise every noun: there a capital letter says nothing, and only a capitalised
-# run after a word that introduces an organisation ("bei", "für", "at") is read as a name.
-NOUNS_CAPITALISED = frozenset({"de", "lb"})
+# In a language that capitalises every noun (`NOUNS_CAPITALISED`) only a capitalised run after a
+# word that introduces an organisation ("bei", "für", "at") is read as a name.
 _INTRODUCES = frozenset({"bei", "für", "von", "vom", "am", "an", "at", "for", "with", "from", "joined"})
 # Capitalised words of those languages that begin a noun phrase, not a name: "für Ihre Zeit".
 _DETERMINERS = frozenset(

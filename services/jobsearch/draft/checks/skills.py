@@ -28,6 +28,7 @@ from jobsearch.draft.checks.vocabulary import (
     GAP,
     GENERIC_ACRONYMS,
     LANGUAGES,
+    NOUNS_CAPITALISED,
     SKILLS,
     WORDS_TOO,
 )
@@ -177,7 +178,10 @@ def _fragment(sentence: str) -> bool:
 
 def _in_no_source(name: str, facts: Facts) -> bool:
     """Whether a tool's name carries a word no source writes that is no common word of the
-    letter's languages, no place and nobody's name ("Cubit", "Datamine Studio RM", "BinWise")."""
+    letter's languages, no place and nobody's name ("Cubit", "Datamine Studio RM", "BinWise").
+    In a language that capitalises every noun, a capital letter says nothing, and none is read."""
+    if facts.language in NOUNS_CAPITALISED:
+        return False
     for word in name.split():
         key = fold(word)
         if (

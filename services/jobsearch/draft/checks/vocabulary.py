@@ -93,6 +93,8 @@ GENERIC_ACRONYMS = _words(
 )
 
 # Languages and what a person says they speak.
+# Languages that capitalise every noun (German, Luxembourgish): there a capital letter says nothing.
+NOUNS_CAPITALISED = frozenset({"de", "lb"})
 LANGUAGES = _words(
     """
     english german french spanish italian portuguese dutch flemish danish swedish norwegian
