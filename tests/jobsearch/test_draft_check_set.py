@@ -21,7 +21,12 @@ winemaker,", a term listed with held skills) were then mended and it is tuned on
 by a check quoting the claim) and flagged 5 of 24 honest drafts (20.8%); its generic causes (a
 credential written in another order or by its initials, a degree word inside a name the profile
 writes, a school word in Spanish, tools no source names claimed as held, an honorific before a word
-of the company's name) were then mended and it is tuned on like the others.
+of the company's name) were then mended and it is tuned on like the others. `fresh10.toml`, written
+the same way after those mends, caught 20 of 24 on its one unseen run (83.3%, all by a check
+quoting the claim) and flagged 4 of 24 honest drafts (16.7%); its causes (short forms spelled out,
+"HvA" for Hogeschool van Amsterdam, a "-qualified" title the profile writes, a lower-case
+"director of operations", a school before "grad", degree letters after the profile's own, a body's
+letters only the listing accepts) were mended and it is tuned on too.
 """
 
 from __future__ import annotations

@@ -156,3 +156,71 @@ def test_an_honorific_before_a_word_of_the_company_s_name_is_an_invented_person(
 def test_places_held_tools_and_gaps_are_no_invented_tools(text: str, surveyor: Facts) -> None:
     """A place after "in", the profile's own tools, and a tool named as a gap pass."""
     assert failures(text, surveyor) == {}
+
+
+_CONTROLLER: dict[str, Any] = {
+    "person": {
+        "name": "Naledi Khumalo",
+        "location": "Columbus, Ohio",
+        "summary": "CIMA-qualified management accountant (ACMA, CGMA) running finance and operations\n"
+        "of a cold-chain warehouse in Ohio.",
+        "skills": ["month-end close", "ASCM CSCP", "NN/g UX Certification", "SAP S/4HANA"],
+        "experience": [
+            {
+                "employer": "Buckeye Cold Storage",
+                "title": "Warehouse Operations Manager",
+                "start": "2020-01-06",
+            }
+        ],
+        "education": [
+            {"institution": "Bowling Green State University", "degree": "BSBA", "year": 2010},
+            {"institution": "Hogeschool van Amsterdam", "degree": "BA", "year": 2012},
+        ],
+    },
+    "writing": {"language": "en", "signature": "Naledi Khumalo"},
+}
+
+
+@pytest.fixture
+def controller() -> Facts:
+    return _facts(
+        _CONTROLLER,
+        "Prairieland Foods",
+        "Financial Controller",
+        "Prairieland Foods runs a DC in Plainfield. You are CIMA or CA(SA) qualified.\nContact: Dana Ortiz.",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi Dana, I'm a CIMA-qualified management accountant at Buckeye in Columbus.",
+        "Hi Dana, I'm an ASCM Certified Supply Chain Professional at Buckeye Cold Storage.",
+        "Hi Dana, I hold the Nielsen Norman Group UX Certification and run month-end close.",
+        "Hi Dana, HvA-trained and a BGSU grad, now warehouse operations manager at Buckeye.",
+        "Hi Dana, Bowling Green grad (BSBA, BA), running month-end close at Buckeye.",
+    ],
+)
+def test_short_forms_spelled_out_and_the_profile_s_own_title_pass(text: str, controller: Facts) -> None:
+    """A profile's short form written out (CSCP, NN/g), a school's initials with its small word
+    (HvA), a title with "-qualified" as the profile writes it, degree letters the profile holds."""
+    assert failures(text, controller) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "check", "found"),
+    [
+        ("Hi Dana, I'm director of operations at Buckeye Cold Storage.", "titles", "director of operations"),
+        ("Hi Dana, Ohio State supply chain grad, now at Buckeye in Columbus.", "schools", "Ohio State"),
+        ("Hi Dana, Naledi here, BSBA MBA (BGSU), at Buckeye in Columbus.", "degrees", "MBA"),
+        ("Hi Dana, I'm a CA(SA) and CIMA member, at Buckeye in Columbus.", "certifications", "CA(SA)"),
+    ],
+)
+def test_a_lower_case_title_a_school_before_grad_degree_letters_and_a_body_s_letters_fail(
+    text: str, check: str, found: str, controller: Facts
+) -> None:
+    """ "director of operations" in lower case, a school named before "grad", degree letters
+    listed after the profile's own, and the letters of a body only the listing accepts."""
+    failed = failures(text, controller)
+    assert check in failed, failed
+    assert found in failed[check]

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from jobsearch.draft.checks.facts import SYNONYMS, Facts, degree_families, initialisms
@@ -128,10 +129,32 @@ def _in_profile_name(clause: str, match: re.Match[str], facts: Facts) -> bool:
     return False
 
 
+# A degree's letters after a name ("BVSc", "MVS", "MPhil", "DVM"), and what may part two of them.
+_LETTERS = re.compile(r"(?:[BMD][A-Z][A-Za-z]{0,4}|Ph\.?D)")
+_BETWEEN = re.compile(r"^(?:\s*,\s*|\s+|\s+(?:and|&)\s+|\s*,\s*and\s+)$")
+
+
+def _letters_after_held(sentence: str, facts: Facts) -> list[str]:
+    """Degree letters written right after the profile's own ("BVSc MVS (Massey)", "BSc, MSc"): a
+    second degree listed with the first, which the profile must hold too."""
+    own = {w for d in facts.degree_names for w in d.split()}
+    tokens = words(sentence)
+    bad: list[str] = []
+    for before, token in itertools.pairwise(tokens):
+        if before.bare not in own and not degree_families(before.bare):
+            continue
+        if not _BETWEEN.match(sentence[before.end : token.start]) or not _LETTERS.fullmatch(token.bare):
+            continue
+        if not contains(facts.profile_text, fold(token.bare)) and token.bare not in own:
+            bad.append(token.bare)
+    return bad
+
+
 def check_degrees(text: str, facts: Facts) -> Check:
     """Every degree claimed as the person's is one the profile holds."""
     bad: list[str] = []
     for sentence in sentences(text):
+        bad += _letters_after_held(sentence, facts)
         for clause in clauses(sentence):
             if NEGATION.search(clause) or not _about_person(clause, sentence):
                 continue
@@ -240,10 +263,32 @@ def _the_post(name: str, sentence: str, facts: Facts) -> bool:
 _CERTISH = re.compile(r"[A-Z]{2,}|\b(?i:certified|certificate|certification|accredited|belt)\b")
 
 
+# "I'm a CA(SA) and CIMA member", "as an ACCA, ...": a body's letters the person says they are
+_I_AM_LETTERS = re.compile(
+    r"\b(?:I['\u2019]m|I am|as)\s+(?:an?\s+)?([A-Z][A-Za-z]*[A-Z](?:\([A-Z]{1,4}\))?)"
+    r"(?=\s*(?:[,;.]|$|and\b|&|member\b|holder\b))"
+)
+
+
+def _letters_claimed(sentence: str, facts: Facts) -> list[str]:
+    """A body's letters the person says they are, that the listing names (as one it accepts)
+    or that are a certification's, and the profile does not."""
+    found: list[str] = []
+    for match in _I_AM_LETTERS.finditer(sentence):
+        letters, key = match.group(1), fold(match.group(1))
+        if contains(facts.profile_text, key):
+            continue
+        if contains(facts.listing_text, key) or key in CERTIFICATIONS:
+            found.append(letters)
+    return found
+
+
 def check_certifications(text: str, facts: Facts) -> Check:
     """Every certification claimed as the person's is one the profile names."""
     bad: list[str] = []
     for sentence in sentences(text):
+        if not NEGATION.search(sentence) and not GAP.search(sentence):
+            bad += [n for n in _letters_claimed(sentence, facts) if n not in bad]
         # brackets do not part a certification from its name: "VTS (ECC) certified"
         for clause in clauses(re.sub(r"[()\[\]]", " ", sentence)):
             if _gap_before_last_part(clause):

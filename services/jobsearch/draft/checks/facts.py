@@ -21,7 +21,7 @@ from jobsearch.draft.checks.lexicon import language_codes
 from jobsearch.draft.checks.links import link_key
 from jobsearch.draft.checks.positions import namelike
 from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
-from jobsearch.draft.checks.units import unit_words
+from jobsearch.draft.checks.units import Unit, squeezed, unit_words
 from jobsearch.draft.checks.vocabulary import COMMON, LANGUAGES, SKILLS
 from jobsearch.draft.checks.wished import wished_names
 from jobsearch.listing import MergedListing
@@ -97,8 +97,10 @@ def initialisms(name: str) -> set[str]:
         out.add("".join(p[0] for p in heads[:end]).upper())
     if len(parts) > len(heads) >= 2:  # with its small words too: College of Engineering Pune -> COEP
         out.add("".join(p[0] for p in parts if p[:1].isalpha()).upper())
-        # or kept whole: Universidad de Guadalajara -> UdeG
+        # or kept whole: Universidad de Guadalajara -> UdeG; or by their initial: Hogeschool van
+        # Amsterdam -> HvA
         out.add("".join(p if p.lower() in _CONNECTORS else p[0].upper() for p in parts))
+        out.add("".join(p[0].lower() if p.lower() in _CONNECTORS else p[0].upper() for p in parts))
         # or only the one-letter ones: Université du Québec à Montréal -> UQAM
         out.add("".join(p[0].upper() for p in parts if p.lower() not in _CONNECTORS or len(p) == 1))
     if len(heads) >= 2 and heads[0].lower() in _UNIVERSITY:
@@ -156,7 +158,9 @@ class Facts:
     # names only the listing's "nice to have" lines use -> whether a credential's (`wished`)
     wished: dict[str, bool] = field(default_factory=dict)
     # each sentence, skill, highlight and school of the profile as a set of words (`units`)
-    credential_units: list[frozenset[str]] = field(default_factory=list)
+    credential_units: list[Unit] = field(default_factory=list)
+    degree_names: list[str] = field(default_factory=list)  # the profile's degrees as written ("BVSc")
+    short_forms: set[str] = field(default_factory=set)  # the sources' short forms, squeezed ("nng")
 
     @classmethod
     def of(cls, profile: Profile, listing: MergedListing, *, today: date | None = None) -> Facts:
@@ -228,6 +232,8 @@ class Facts:
                 listing.company,
             ),
             credential_units=[u for piece in pieces for u in unit_words(piece)],
+            short_forms=squeezed(sources),
+            degree_names=[s.degree for s in person.education if s.degree],
             language=profile.writing.language.lower().split("-")[0],
             languages=language_codes(
                 profile.writing.language, [w for w in fold(profile_plain).split() if w in LANGUAGES]

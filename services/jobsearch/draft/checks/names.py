@@ -25,6 +25,7 @@ from jobsearch.draft.checks.facts import Facts, deaccent, degree_families
 from jobsearch.draft.checks.lexicon import is_common
 from jobsearch.draft.checks.positions import HONORIFIC_SUFFIX, HONORIFICS, claimed, greeting_length, namelike
 from jobsearch.draft.checks.text import Word, bare, fold, sentences, words
+from jobsearch.draft.checks.units import spelled_out
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import (
     AMBIGUOUS_SKILLS,
@@ -243,6 +244,18 @@ def _heading(sentence: str) -> bool:
     return line.endswith(":") or (len(line.split()) <= 3 and line[-1:].isalnum())
 
 
+def _spells_out_known(tokens: list[Word], run: list[int], facts: Facts, lower: set[str]) -> bool:
+    """Whether a run's unknown words spell out a short form of the sources ("Nielsen Norman
+    Group" for NN/g, "Certified Supply Chain Professional" for CSCP) and the rest are known."""
+    heads = [i for i in run if tokens[i].text.lower() not in _CONNECTORS]
+    covered = spelled_out([fold(tokens[i].bare) for i in heads], facts.short_forms)
+    if not covered:
+        return False
+    return all(
+        n in covered or not _unknown_word(tokens, i, facts, lower, opens=False) for n, i in enumerate(heads)
+    )
+
+
 def unknown_names(text: str, facts: Facts) -> list[str]:
     """The capitalised runs of a text that carry a word neither source uses, as written."""
     lower = {w.text.lower() for s in sentences(text) for w in words(s) if w.text.islower()}
@@ -269,7 +282,12 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
         if run:
             at_claim = claimed(sentence, all_words, run[0], run[-1], previous)
             last = all_words[run[-1]]
-            if unknown and at_claim and fold(last.bare) not in ROLE_NOUNS:  # a title: the titles check's
+            if (
+                unknown
+                and at_claim
+                and fold(last.bare) not in ROLE_NOUNS  # a title: the titles check's
+                and not _spells_out_known(all_words, run, facts, lower)
+            ):
                 found.append(bare(sentence[all_words[run[0]].start : last.end]))
             previous = at_claim
         run, unknown = [], False

@@ -149,6 +149,9 @@ def _titles(
         last = max((i for i, w in enumerate(taken) if fold(w.group()) in heads), default=-1)
         if any(w.group() == "of" for w in taken):  # "Head of Science": the field is the title's too
             last = max((i for i, w in enumerate(taken) if w.group()[:1].isupper()), default=last)
+            of = next(i for i, w in enumerate(taken) if w.group() == "of")
+            if last < of + 1 < len(taken) and fold(taken[of - 1].group()) in _HEADS | heads:
+                last = of + 1  # "director of operations", in lower case, is a title too
         if last < 0:
             continue
         title = sentence[taken[0].start() : taken[last].end()]
@@ -164,7 +167,9 @@ _SHORT = {"vet": "veterinary", "dev": "developer", "devs": "developers", "eng": 
           "sr": "senior", "snr": "senior", "jr": "junior", "jnr": "junior", "admin": "administrator",
           "rep": "representative", "exec": "executive", "asst": "assistant", "ops": "operations",
           "coord": "coordinator", "sparky": "electrician"}  # fmt: skip
-_DESCRIBED = re.compile(r"[\w.]+-(?:based|registered|certified|licensed|chartered|accredited)\b", re.I)
+_DESCRIBED = re.compile(
+    r"[\w.]+-(?:based|registered|certified|licensed|chartered|accredited|qualified|trained)\b", re.I
+)
 _QUALIFIERS = frozenset(
     {"registered", "licensed", "qualified", "certified", "chartered", "accredited", "experienced",
      "trained", "practising", "practicing", "fully", "dual", "bilingual", "hands", "on"}
@@ -196,6 +201,8 @@ def _held_title(title: str, facts: Facts) -> bool:
     phrase = " ".join(key)
     if any(set(key) <= _title_forms(t) for t in facts.titles):
         return True
+    if contains(facts.profile_text, fold(title)):
+        return True  # "a CIMA-qualified management accountant": the profile's own words
     if _CREDENTIAL.search(title) and (
         contains(facts.profile_text, fold(title)) or held_as_unit(title, facts.credential_units)
     ):

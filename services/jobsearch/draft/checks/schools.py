@@ -30,6 +30,10 @@ _SCHOOL_CLAIM = re.compile(
     rf"({_CAP_RUN})"
     rf"|\b(?:at|from)\s+(?:the\s+)?((?:{_CAP_RUN}\s+)?{_SCHOOL_WORD}\b(?:\s+(?:of|de|for)?\s*{_CAP_RUN})?)",
 )
+# "an Ohio State supply chain grad", "a proud Massey alum": a school named before "grad" or "alum"
+_GRAD = re.compile(
+    rf"(?<![\w'])({_CAP_RUN})\s+(?:[a-z][\w-]*\s+){{0,3}}(?:grad|graduate|alum|alumna|alumnus|alumni)\b"
+)
 _SMALL = frozenset({"of", "de", "for", "and", "&", "the", "der", "für"})
 
 
@@ -48,8 +52,8 @@ def check_schools(text: str, facts: Facts) -> Check:
     known = _school_words(facts)
     bad: list[str] = []
     for sentence in sentences(text):
-        for claim, named in _SCHOOL_CLAIM.findall(sentence):
-            name = (claim or named).strip().rstrip(".")
+        claimed = [claim or named for claim, named in _SCHOOL_CLAIM.findall(sentence)]
+        for name in (n.strip().rstrip(".") for n in [*claimed, *_GRAD.findall(sentence)]):
             if facts.employers_in(name) or contains(facts.listing_text, fold(name)):
                 continue  # a place of work ("at St. Brigid's University Hospital") or the listing's
             words_ = [fold(w) for w in re.split(r"[\s-]+", name) if w and w.lower() not in _SMALL]

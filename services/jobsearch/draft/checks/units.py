@@ -14,6 +14,7 @@ another is no "AWS Certified Solutions Architect".
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from jobsearch.draft.checks.text import fold, sentences
 
@@ -23,15 +24,23 @@ _SMALL = frozenset({"a", "an", "the", "of", "and", "&", "with", "for", "in", "de
 _LONGEST_RUN = 6
 
 
-def unit_words(piece: str) -> list[frozenset[str]]:
+class Unit(NamedTuple):
+    """One unit of a profile: its words and their initials, and the short forms it writes."""
+
+    words: frozenset[str]
+    written: frozenset[str]  # "NN/g" -> nng, "CSCP" -> cscp: what a letter may spell out
+
+
+def unit_words(piece: str) -> list[Unit]:
     """The units of one piece of a profile (its summary, a skill, a highlight): one per sentence,
     with hard line breaks read as spaces."""
-    out: list[frozenset[str]] = []
+    out: list[Unit] = []
     for sentence in sentences(re.sub(r"\s*\n\s*", " ", piece)):
         tokens = fold(sentence).split()
         if not tokens:
             continue
-        found = set(tokens)
+        written = squeezed(sentence)
+        found = set(tokens) | written
         for size in range(2, _LONGEST_RUN + 1):
             for start in range(len(tokens) - size + 1):
                 run = tokens[start : start + size]
@@ -39,11 +48,42 @@ def unit_words(piece: str) -> list[frozenset[str]]:
                     continue
                 found.add("".join(w[0] for w in run))
                 found.add("".join(w[0] for w in run if w not in _SMALL))
-        out.append(frozenset(found))
+        out.append(Unit(frozenset(found), frozenset(written)))
     return out
 
 
-def held_as_unit(name: str, units: list[frozenset[str]]) -> bool:
-    """Whether every word of a credential's name (folded, small words aside) is in one unit."""
-    wanted = {w for w in fold(name).split() if w not in _SMALL}
-    return bool(wanted) and any(wanted <= unit for unit in units)
+def squeezed(text: str) -> set[str]:
+    """The short forms a text writes (two capitals or more), lower case, punctuation squeezed out."""
+    out: set[str] = set()
+    for token in text.split():
+        if sum(c.isupper() for c in token) >= 2:
+            key = re.sub(r"[^0-9a-z]", "", fold(token).replace(" ", ""))
+            if len(key) >= 2:
+                out.add(key)
+    return out
+
+
+def spelled_out(words: list[str], known: set[str] | frozenset[str]) -> set[int]:
+    """Which of `words` (folded) spell out a known short form: a run of two to six words of three
+    letters or more whose initials are one ("Nielsen Norman Group" for NN/g, "Certified Supply
+    Chain Professional" for CSCP)."""
+    covered: set[int] = set()
+    for size in range(2, _LONGEST_RUN + 1):
+        for start in range(len(words) - size + 1):
+            run = words[start : start + size]
+            if all(len(w) >= 3 for w in run) and "".join(w[:1] for w in run) in known:
+                covered.update(range(start, start + size))
+    return covered
+
+
+def held_as_unit(name: str, units: list[Unit]) -> bool:
+    """Whether every word of a credential's name (folded, small words aside) is in one unit, or
+    spells out a short form the unit writes."""
+    wanted = [w for w in fold(name).split() if w not in _SMALL]
+    if not wanted:
+        return False
+    for unit in units:
+        covered = spelled_out(wanted, unit.written)
+        if all(i in covered or w in unit.words for i, w in enumerate(wanted)):
+            return True
+    return False
