@@ -33,7 +33,7 @@ from jobsearch.draft.checks.wished import held, wished_in
 from jobsearch.jobs import Check
 
 _DEGREE = re.compile(
-    r"\b(?:ph\.?\s?d|doctorate|m\.?b\.?a|master'?s?|m\.?sc|bachelor'?s?|b\.?sc|b\.?a\.|m\.?a\.|b\.?eng|"
+    r"\b(?:ph\.?\s?d|doctorate|m\.?b\.?a|master'?s?|m\.?sc(?:[A-Z][A-Za-z]?)?|bachelor'?s?|b\.?sc(?:[A-Z][A-Za-z]?)?|b\.?a\.|m\.?a\.|b\.?eng|"
     r"m\.?eng|b\.?tech|m\.?tech|(?:higher\s+)?diploma|degree|pharm\.?\s?d|[bm]\.?\s?pharm|[bm]\.ed|"
     r"ll\.?[bm]|ed\.d|bacharelado|licenciatura)(?!\w)",
     re.IGNORECASE,
@@ -190,6 +190,7 @@ def _certifications(clause: str) -> list[str]:
                 start > 0
                 and (tokens[start - 1].capitalised or "/" in tokens[start - 1].text)
                 and tokens[start - 1].text.lower() not in _DETERMINERS  # "My accreditation"
+                and not _DESCRIBED.search(tokens[start - 1].text)  # "ICAT-trained": the school's
                 and "," not in clause[tokens[start - 1].end : tokens[start].start]
             ):
                 start -= 1
@@ -207,8 +208,13 @@ def _certifications(clause: str) -> list[str]:
     return found
 
 
-# Words that open a noun phrase, capitalised only as a sentence's first word: no certification's name.
-_DETERMINERS = frozenset({"my", "our", "your", "the", "a", "an", "his", "her", "their", "this", "that"})
+# Words that open a noun phrase, capitalised only as a sentence's first word, and the pronoun: no
+# certification's name ("I'm AWS Certified").
+_DETERMINERS = frozenset(
+    {"my", "our", "your", "the", "a", "an", "his", "her", "their", "this", "that", "i", "i'm", "i've", "i'd",
+     "i\u2019m", "i\u2019ve"}
+)  # fmt: skip
+_DESCRIBED = re.compile(r"-(?:trained|educated|based|qualified|registered)$", re.I)
 _CERTIFIED_SUFFIX = re.compile(r"^[A-Z][\w/&.]*-(?:certified|accredited|chartered)$")
 # A membership a body grants: "a chartered member of the IStructE", "a fellow of the RICS".
 _MEMBER = re.compile(

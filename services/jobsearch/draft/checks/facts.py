@@ -44,12 +44,12 @@ _DEGREE_FAMILIES: dict[str, re.Pattern[str]] = {
     ),
     "mba": re.compile(r"\bm\.?b\.?a\b", re.I),
     "master": re.compile(
-        r"\bmaster'?s?\b|\bmasters\b|\bm\.?sc\b|\bm\.s\.|\bm\.a\.|\bm\.?eng\b|\bm\.?phil\b|\bm\.?tech\b"
+        r"\bmaster'?s?\b|\bmasters\b|\bm\.?sc(?:[a-z]{1,2})?\b|\bm\.s\.|\bm\.a\.|\bm\.?eng\b|\bm\.?phil\b|\bm\.?tech\b"
         r"|\bmsc\b|\bll\.?m(?!\w)|\bm\.?\s?pharm(?!\w)|\bm\.ed(?!\w)|\bmph\b|\bmfa\b|\bm\.?res\b",
         re.I,
     ),
     "bachelor": re.compile(
-        r"\bbachelor'?s?\b|\bb\.?sc\b|\bb\.s\.|\bb\.a\.|\bb\.?eng\b|\bb\.?tech\b|\bbsc\b|\bundergraduate\b"
+        r"\bbachelor'?s?\b|\bb\.?sc(?:[a-z]{1,2})?\b|\bb\.s\.|\bb\.a\.|\bb\.?eng\b|\bb\.?tech\b|\bbsc\b|\bundergraduate\b"
         r"|\blicenciatura\b|\blicenciad[oa]s?\b|\bgrado\b|\bbacharelado\b|\bll\.?b(?!\w)|\bb\.?\s?pharm(?!\w)|\bb\.ed(?!\w)",
         re.I,
     ),
@@ -95,6 +95,8 @@ def initialisms(name: str) -> set[str]:
     out: set[str] = set()
     for end in range(2, len(heads) + 1):
         out.add("".join(p[0] for p in heads[:end]).upper())
+        # and its last words by their initials: Merri Creek Secondary College -> Merri Creek SC
+        out.add("".join(p[0] for p in heads[len(heads) - end :]).upper())
     if len(parts) > len(heads) >= 2:  # with its small words too: College of Engineering Pune -> COEP
         out.add("".join(p[0] for p in parts if p[:1].isalpha()).upper())
         # or kept whole: Universidad de Guadalajara -> UdeG; or by their initial: Hogeschool van

@@ -244,6 +244,29 @@ def _heading(sentence: str) -> bool:
     return line.endswith(":") or (len(line.split()) <= 3 and line[-1:].isalnum())
 
 
+# Who a letter may address that is no person: "Dear Selection Panel", "Dear Recruitment Team"
+_GROUPS = frozenset(
+    {"panel", "team", "committee", "board", "department", "office", "recruiters", "recruiter", "colleagues",
+     "partners", "staff", "members", "manager", "managers", "lead", "leads", "people"}
+)  # fmt: skip
+
+
+def _a_group(tokens: list[Word], run: list[int], facts: Facts) -> bool:
+    """Whether a run is a group the letter addresses, in common words ending in a group's noun."""
+    last = fold(tokens[run[-1]].bare)
+    return last in _GROUPS and all(is_common(tokens[i].bare, facts.languages) for i in run)
+
+
+def _reported(tokens: list[Word], run: list[int], facts: Facts, lower: set[str]) -> bool:
+    """Whether an unknown run in a claim position is a name to report: no title (the titles
+    check's), no short form of the sources spelled out, no group the letter addresses."""
+    return (
+        fold(tokens[run[-1]].bare) not in ROLE_NOUNS
+        and not _spells_out_known(tokens, run, facts, lower)
+        and not _a_group(tokens, run, facts)
+    )
+
+
 def _spells_out_known(tokens: list[Word], run: list[int], facts: Facts, lower: set[str]) -> bool:
     """Whether a run's unknown words spell out a short form of the sources ("Nielsen Norman
     Group" for NN/g, "Certified Supply Chain Professional" for CSCP) and the rest are known."""
@@ -282,12 +305,7 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
         if run:
             at_claim = claimed(sentence, all_words, run[0], run[-1], previous)
             last = all_words[run[-1]]
-            if (
-                unknown
-                and at_claim
-                and fold(last.bare) not in ROLE_NOUNS  # a title: the titles check's
-                and not _spells_out_known(all_words, run, facts, lower)
-            ):
+            if unknown and at_claim and _reported(all_words, run, facts, lower):
                 found.append(bare(sentence[all_words[run[0]].start : last.end]))
             previous = at_claim
         run, unknown = [], False
@@ -298,9 +316,6 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
     for i, word in enumerate(all_words):
         if i < skip:
             continue
-        if nouns and word.text.lower() in _DETERMINERS:
-            close()
-            continue
         if (
             nouns
             and not run
@@ -308,8 +323,8 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
             and (i == 0 or all_words[i - 1].text.lower() not in _INTRODUCES)
         ):
             continue
-        if word.text in _I:
-            close()  # "I" is no part of a name
+        if word.text in _I or (nouns and word.text.lower() in _DETERMINERS):
+            close()  # "I" is no part of a name, nor "die" of a German one
             continue
         if namelike(word):
             before = sentence[all_words[i - 1].end : word.start] if i else sentence[: word.start]
@@ -325,6 +340,8 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
             if _unknown_word(all_words, i, facts, lower, opens=opens and not run):
                 unknown = True
             run.append(i)
+            if word.text.replace("\u2019", "'").endswith("'s"):
+                close()  # "easyJet's A320s": the possessive is a name of its own
         elif run and word.text.lower() in _CONNECTORS:
             run.append(i)
         else:

@@ -124,17 +124,65 @@ def _listing_term(figure: Figure, clause: str, facts: Facts) -> bool:
     return joined and contains(facts.listing_text, fold(chunk))
 
 
+# "from under 60% to over 90%" for 58% to 91%, "over 200 models" for 220: a bound on a source's figure
+_BOUND = re.compile(
+    r"\b(?:(?P<above>over|more than|above|just over|upwards of)|(?P<below>under|less than|below|"
+    r"just under|nearly|almost|close to))\s+$",
+    re.IGNORECASE,
+)
+
+
+def _bounds(figure: Figure, before: str, known: set[tuple[float, str]]) -> bool:
+    """A figure said as a bound ("over 200", "under 60%") on a figure of the sources within a
+    quarter of it, on the side the bound says."""
+    match = _BOUND.search(before)
+    if match is None or figure.value <= 0:
+        return False
+    for value, unit in known:
+        if unit != figure.unit:
+            continue
+        if match.group("above") and figure.value < value <= figure.value * 1.25:
+            return True
+        if match.group("below") and figure.value * 0.8 <= value < figure.value:
+            return True
+    return False
+
+
+_NAMED = re.compile(r"([A-Z][\w]*)[\s-]+$")
+
+
+def _named_number(figure: Figure, clause: str, facts: Facts) -> bool:
+    """A number that is part of a name the sources write ("Part 66" for Part-66, "Term 1, 2027"
+    beside the listing's role, "Level 3"): the name's, not a figure claimed."""
+    word = _NAMED.search(clause[: figure.start])
+    return word is not None and facts.in_sources(fold(f"{word.group(1)} {figure.text}"))
+
+
+_POST = re.compile(r"\b(?:role|position|post|opening|vacancy|posting|applying|apply)\b", re.IGNORECASE)
+
+
+def _no_claim(figure: Figure, clause: str, facts: Facts) -> bool:
+    """Whether a figure claims nothing to check: 0 or 1, a count of the letter's own list, a term,
+    name or post of the sources, or a bound on a figure of theirs."""
+    if figure.unit in {"", "%"} and figure.value in (0.0, 1.0):
+        return True
+    if figure.value <= 6 and _ITEMS.match(clause[figure.start + len(figure.text) :]):
+        return True  # "three things from your posting": the letter's own list
+    if _listing_term(figure, clause, facts) or _named_number(figure, clause, facts):
+        return True
+    if figure.unit == "" and _POST.search(clause) and _stated(figure, facts):
+        return True  # "the ongoing role for 2027": the listing's own figure, of the post
+    own = facts.profile_figures if claims(clause, figure.start) else facts.figures
+    return figure.unit not in {"year", "month"} and _bounds(figure, clause[: figure.start], own)
+
+
 def unstated(text: str, facts: Facts) -> list[str]:
     """The figures of a text that no source states or gives, as written."""
     bad: list[str] = []
     for sentence in sentences(text):
         for clause in clauses(sentence):
             for figure in figures(clause):
-                if figure.unit in {"", "%"} and figure.value in (0.0, 1.0):
-                    continue
-                if figure.value <= 6 and _ITEMS.match(clause[figure.start + len(figure.text) :]):
-                    continue  # "three things from your posting": the letter's own list
-                if _listing_term(figure, clause, facts):
+                if _no_claim(figure, clause, facts):
                     continue
                 if figure.unit in {"year", "month"}:
                     ok = _duration_ok(figure, clause, clause[: figure.start], facts) or _interval(

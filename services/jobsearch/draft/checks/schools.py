@@ -25,8 +25,8 @@ _SCHOOL_WORD = (
 )
 _CAP_RUN = r"[A-Z][\w&'\u2019.-]*(?:\s+(?:of|de|for|and|&|the|der|für)?\s*[A-Z][\w&'\u2019.-]*){0,6}"
 _SCHOOL_CLAIM = re.compile(
-    rf"\b(?:studied|study|graduated|graduate|degree|diploma|qualified|trained|alumn\w+|B\.?\s?Sc|M\.?\s?Sc|"
-    rf"B\.?\s?Tech|B\.?A|M\.?A|MBA|Ph\.?D|bachelor\w*|master\w*)\b[^.;:\n]{{0,60}}?\b(?:at|from|of|in)\s+(?:the\s+)?"
+    rf"\b(?:studied|study|graduated|graduate|degree|diploma|certificate|qualified|trained|alumn\w+|B\.?\s?Sc|"
+    rf"M\.?\s?Sc|B\.?\s?Tech|B\.?A|M\.?A|MBA|Ph\.?D|bachelor\w*|master\w*)\b[^.;:\n]{{0,60}}?\b(at|from|of|in)\s+(?:the\s+)?"
     rf"({_CAP_RUN})"
     rf"|\b(?:at|from)\s+(?:the\s+)?((?:{_CAP_RUN}\s+)?{_SCHOOL_WORD}\b(?:\s+(?:of|de|for)?\s*{_CAP_RUN})?)",
 )
@@ -52,13 +52,28 @@ def check_schools(text: str, facts: Facts) -> Check:
     known = _school_words(facts)
     bad: list[str] = []
     for sentence in sentences(text):
-        claimed = [claim or named for claim, named in _SCHOOL_CLAIM.findall(sentence)]
-        for name in (n.strip().rstrip(".") for n in [*claimed, *_GRAD.findall(sentence)]):
+        found = _SCHOOL_CLAIM.findall(sentence)
+        # "a critical care certificate from Humber": a school only the listing names, as the
+        # person's own (the listing's examples of where one may study)
+        bad += [
+            name.strip().rstrip(".")
+            for prep, name, _ in found
+            if prep in {"at", "from"}
+            and contains(facts.listing_text, fold(name))
+            and not contains(facts.profile_text, fold(name))
+            and not set(fold(name).split()) & set(facts.hiring_company.split())
+            and not facts.employers_in(name)
+        ]
+        claimed = [(claim or named, prep == "in") for prep, claim, named in found]
+        claimed += [(name, False) for name in _GRAD.findall(sentence)]
+        for name, field_like in ((n.strip().rstrip("."), f) for n, f in claimed):
             if facts.employers_in(name) or contains(facts.listing_text, fold(name)):
                 continue  # a place of work ("at St. Brigid's University Hospital") or the listing's
             words_ = [fold(w) for w in re.split(r"[\s-]+", name) if w and w.lower() not in _SMALL]
             heads = [w for w in words_ if w]
-            if not heads or not (re.search(rf"\b{_SCHOOL_WORD}\b", name) or any(w in known for w in heads)):
+            # after "in", a school's generic word ("Science") is a field's as well
+            ours = [w for w in heads if w in known and not (field_like and w in _GENERIC_SCHOOL)]
+            if not heads or not (re.search(rf"\b{_SCHOOL_WORD}\b", name) or ours):
                 continue  # "a degree in Computer Science": a field, not a school
             every_word_known = all(w in known or contains(facts.profile_text, w) for w in heads)
             if not every_word_known or not any(w in known and w not in _GENERIC_SCHOOL for w in heads):

@@ -234,13 +234,35 @@ def listed_with_held(clause: str, sentence: str, facts: Facts) -> list[str]:
     return found
 
 
+# "With two years of Snowflake behind me", "5+ years of Kafka": experience of a tool, whoever the
+# clause's subject
+_YEARS_OF = re.compile(
+    r"\b(?:\d+\+?|one|two|three|four|five|six|seven|eight|nine|ten|several|many)\s+(?:years?|months?)"
+    r"\s+of\s+(?:hands-on\s+|production\s+)?(?:experience\s+(?:with|in|on)\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _experience_of(clause: str, at: int) -> bool:
+    """Whether a clause gives the person years of the tool at `at`, with no gap, wish or "you" in
+    the phrase that says so (up to the next comma)."""
+    comma = re.search(r"[,;]", clause[at:])
+    phrase = clause[: at + comma.start()] if comma else clause
+    return (
+        bool(_YEARS_OF.search(clause[:at]))
+        and not GAP.search(phrase)
+        and not _NOT_HELD.search(phrase)
+        and not _YOURS.search(phrase)
+    )
+
+
 def check_skills(text: str, facts: Facts) -> Check:
     """Every skill claimed as the person's is one the profile holds."""
     bad: list[str] = []
     for sentence in sentences(text):
         for clause in clauses(sentence):
             for key, written, at in skills_in(clause):
-                if not facts.has_skill(key) and claims(clause, at):
+                if not facts.has_skill(key) and (claims(clause, at) or _experience_of(clause, at)):
                     bad.append(written)
             bad += listing_tools(clause, facts, sentence)
             bad += [n for n in listed_with_held(clause, sentence, facts) if n not in bad]

@@ -31,12 +31,20 @@ class Unit(NamedTuple):
     written: frozenset[str]  # "NN/g" -> nng, "CSCP" -> cscp: what a letter may spell out
 
 
+# The words of a credential's kind, read as one: "CNCC(C) certification" for "certified ... (CNCC(C))"
+_CERT_WORD = re.compile(r"\b(?:certified|certification|certificate|cert)\b")
+
+
+def _words(text: str) -> list[str]:
+    return _CERT_WORD.sub("certif", fold(text)).split()
+
+
 def unit_words(piece: str) -> list[Unit]:
     """The units of one piece of a profile (its summary, a skill, a highlight): one per sentence,
     with hard line breaks read as spaces."""
     out: list[Unit] = []
     for sentence in sentences(re.sub(r"\s*\n\s*", " ", piece)):
-        tokens = fold(sentence).split()
+        tokens = _words(sentence)
         if not tokens:
             continue
         written = squeezed(sentence)
@@ -79,7 +87,7 @@ def spelled_out(words: list[str], known: set[str] | frozenset[str]) -> set[int]:
 def held_as_unit(name: str, units: list[Unit]) -> bool:
     """Whether every word of a credential's name (folded, small words aside) is in one unit, or
     spells out a short form the unit writes."""
-    wanted = [w for w in fold(name).split() if w not in _SMALL]
+    wanted = [w for w in _words(name) if w not in _SMALL]
     if not wanted:
         return False
     for unit in units:

@@ -87,12 +87,16 @@ _WISH = re.compile(
 )
 
 
+# "I know Impella and ECMO are on your list", "I saw that X ...": the person knows of it
+_AWARE = re.compile(r"\bI\s+(?:know|see|saw|noticed|notice|understand|read)\b")
+
+
 def held(sentence: str, name: str, company: str, *, bullet: bool = False) -> bool:
     """Whether a sentence says the person has `name`: no gap word in it, no wish or word of the
     listing before the name, the hiring company unnamed, and the first person before it with no
     "your" between (`claims`) or, where `bullet`, a bullet of the letter's own list."""
     at = sentence.find(name)
-    if at < 0 or GAP.search(sentence) or _WISH.search(sentence[:at]):
+    if at < 0 or GAP.search(sentence) or _WISH.search(sentence[:at]) or _AWARE.search(sentence[:at]):
         return False
     distinctive = {w for w in fold(company).split() if len(w) >= 4 and not is_common(w, ("en",))}
     if distinctive & set(fold(sentence).split()):
