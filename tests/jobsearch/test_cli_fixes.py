@@ -17,7 +17,8 @@ from nats.aio.client import Client as NATS
 from jetjobs import Settings
 from jobsearch.cli import build_parser, main
 from jobsearch.run.orchestra import Orchestra, conclude
-from jobsearch.run.summary import RunSummary, format_summary
+from jobsearch.run.summary import RunSummary
+from jobsearch.run.summary_lines import format_summary
 from jobsearch.store import Store
 from tests.jobsearch.export_support import drafts, exported_data_dir, listing
 

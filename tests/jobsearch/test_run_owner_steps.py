@@ -11,7 +11,8 @@ from jetjobs import Publisher, StatusRecord
 from jobsearch.jobs import CLOSE_LISTINGS, DRAFT_SHORTLIST
 from jobsearch.run.owner import RunOwner
 from jobsearch.run.progress import Progress
-from jobsearch.run.summary import WATCHED, format_summary
+from jobsearch.run.summary import WATCHED
+from jobsearch.run.summary_lines import format_summary
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store import Store
 

@@ -10,7 +10,8 @@ from jetjobs import StatusRecord
 from jobsearch.dedupe.report import RunOutcomes
 from jobsearch.jobs import DRAFT, LISTING, SOURCE
 from jobsearch.run.progress import TERMINAL, Progress
-from jobsearch.run.summary import FAILED, OK, format_summary, listings_line, summarise
+from jobsearch.run.summary import FAILED, OK, summarise
+from jobsearch.run.summary_lines import format_summary, listings_line
 from jobsearch.store import ProviderUsage, RunNumbers
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)

@@ -29,7 +29,8 @@ from jetjobs import Publisher, Settings, StatusRecord
 from jetjobs.testing import worker_env
 from jobsearch.jobs import DRAFT, EXPORT, EXPORT_BATCH, LISTING_BATCH, SOURCE
 from jobsearch.run.progress import Progress, follow_ledger
-from jobsearch.run.summary import FAILED, format_summary, summarise
+from jobsearch.run.summary import FAILED, summarise
+from jobsearch.run.summary_lines import format_summary
 from jobsearch.store import RunNumbers, Store
 from tests.http_target import Answer, HttpTarget, serving
 from tests.jobsearch.boards import ok_file

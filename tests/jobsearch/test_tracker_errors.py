@@ -22,7 +22,8 @@ from jobsearch.export import Deps, render_tracker
 from jobsearch.jobs import QUEUES, TRACKER, TrackerJob
 from jobsearch.run.children import StageServices
 from jobsearch.run.progress import Progress, follow_ledger
-from jobsearch.run.summary import RunSummary, format_summary
+from jobsearch.run.summary import RunSummary
+from jobsearch.run.summary_lines import format_summary
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store import Store
 from jobsearch.tracker import TrackerBusy, export_tracker

@@ -18,7 +18,7 @@ from pathlib import Path
 import msgspec
 
 from jobsearch.db import open_db
-from jobsearch.dedupe.store import State
+from jobsearch.dedupe.recording import State
 from jobsearch.fit import Reason
 from jobsearch.listing import MergedListing
 

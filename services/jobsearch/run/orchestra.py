@@ -36,7 +36,8 @@ from jobsearch.run.fingerprint import OtherSettings, check_services
 from jobsearch.run.owner import RunOwner, recorded
 from jobsearch.run.progress import Progress, follow_ledger, queues_idle
 from jobsearch.run.server_watch import SERVER_LOST, ServerWatch, stop_when_lost
-from jobsearch.run.summary import CANNOT_RUN, WATCHED, RunSummary, format_summary, timings_lines
+from jobsearch.run.summary import CANNOT_RUN, WATCHED, RunSummary
+from jobsearch.run.summary_lines import format_summary, timings_lines
 from jobsearch.settings import load_pipeline_settings
 
 # With --no-services, how often the run looks for a stage queue that waits and no worker serves.

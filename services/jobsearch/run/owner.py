@@ -45,7 +45,8 @@ from jobsearch.jobs import (
 from jobsearch.profile import Digest, Profile
 from jobsearch.run.owed import record_dead_drafts, submit_owed_drafts
 from jobsearch.run.progress import Progress, wait_drained
-from jobsearch.run.summary import RunSummary, format_summary, summarise
+from jobsearch.run.summary import RunSummary, summarise
+from jobsearch.run.summary_lines import format_summary
 from jobsearch.settings import PipelineSettings
 from jobsearch.store import Store
 

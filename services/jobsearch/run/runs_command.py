@@ -21,7 +21,8 @@ from typing import Any
 
 import msgspec
 
-from jobsearch.run.summary import RunSummary, format_summary
+from jobsearch.run.summary import RunSummary
+from jobsearch.run.summary_lines import format_summary
 from jobsearch.settings import load_pipeline_settings
 from jobsearch.store import Store
 from jobsearch.store.run_history import PastRun, past_run, past_runs

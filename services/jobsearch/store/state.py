@@ -3,7 +3,9 @@
 One `Store` per thread (an sqlite3 connection is not shared between threads). Every write is one
 `BEGIN IMMEDIATE` transaction, so two writers (two export services, `jobsearch mark` beside a
 running pipeline) queue on the file's write lock instead of failing half-way; readers (the review
-page, a person's `sqlite3`) never block thanks to WAL.
+page, a person's `sqlite3`) never block thanks to WAL. `Store` holds the connection and the
+transactions; the queries of each concern are connection-level functions beside it (`drafts`,
+`tracker_rows`, `exports`, `history`, `runs`), and rows become values in `rows`.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -20,23 +22,15 @@ from typing import Any
 import msgspec
 
 from jobsearch.db import immediate, open_db_retrying
-from jobsearch.fit import Fit, Reason
+from jobsearch.fit import Fit
 from jobsearch.jobs import STEPS, Check, Draft, DraftIssue, Step
-from jobsearch.listing import MergedListing, Salary, SourceRef
-from jobsearch.store.clock import utcnow, utcnow_exact
-from jobsearch.store.drafting import (
-    CURRENT_DRAFTS,
-    current_checks,
-    issues,
-    owed_drafts,
-    record_issue,
-    review_text,
-    undrafted,
-)
+from jobsearch.listing import MergedListing
+from jobsearch.store.clock import utcnow
+from jobsearch.store.drafting import current_checks, issues, owed_drafts, record_issue, review_text, undrafted
+from jobsearch.store.drafts import current_drafts, draft_history, save_draft_edit
 from jobsearch.store.errors import AmbiguousListing, InvalidStatus, UnknownListing
 from jobsearch.store.exports import record_export
 from jobsearch.store.history import set_notes, set_status
-from jobsearch.store.readback import read_back_notes, read_back_status
 from jobsearch.store.records import (
     STATUSES,
     EditReport,
@@ -51,15 +45,13 @@ from jobsearch.store.records import (
     TrackerRow,
     parse_status,
 )
+from jobsearch.store.rows import REASONS, day, merged_listing, newest_by_step
 from jobsearch.store.runs import abandoned, hold_run, mark_interrupted, release_run, run_numbers
 from jobsearch.store.schema import migrate
+from jobsearch.store.tracker_rows import apply_sheet_edits, remember_rendered, summary_rows, tracker_rows
 
 _JSON = msgspec.json.Encoder()
-_SALARY = msgspec.json.Decoder(Salary)
-_STRINGS = msgspec.json.Decoder(list[str])
 _SUMMARY = msgspec.json.Decoder(dict[str, Any])
-_CHECKS = msgspec.json.Decoder(list[Check])
-_CURRENT_DRAFTS = CURRENT_DRAFTS
 
 
 class Store:
@@ -221,7 +213,7 @@ class Store:
         """
         row = self._listing_row(listing_id)
         history = self.draft_history(listing_id)
-        current = _current(history)
+        current = newest_by_step(history)
         steps: dict[Step, tuple[str, list[Check]]] = {d.step: (d.status, d.checks) for d in current.values()}
         return ListingDetail(
             listing=self._merged(row),
@@ -232,9 +224,9 @@ class Store:
             history=history,
             review=review_text(steps, issues(self.conn, [listing_id]).get(listing_id)),
             fit=row["fit"],
-            fit_reasons=_REASONS.decode(row["fit_reasons"]) if row["fit_reasons"] else [],
-            closed_at=_day(row["closed_at"]),
-            stale_at=_day(row["stale_at"]),
+            fit_reasons=REASONS.decode(row["fit_reasons"]) if row["fit_reasons"] else [],
+            closed_at=day(row["closed_at"]),
+            stale_at=day(row["stale_at"]),
         )
 
     def _listing_row(self, listing_id: str) -> sqlite3.Row:
@@ -249,7 +241,7 @@ class Store:
         sources = self.conn.execute(
             "SELECT * FROM listing_sources WHERE listing_id = ? ORDER BY rowid", (row["id"],)
         )
-        return _merged_listing(row, sources)
+        return merged_listing(row, sources)
 
     def current_drafts(self, listing_id: str) -> dict[Step, StoredDraft]:
         """The newest draft of each step (a person's edit, or the pipeline's latest).
@@ -257,19 +249,11 @@ class Store:
         Raises:
             UnknownListing: no such listing.
         """
-        if self.conn.execute("SELECT 1 FROM listings WHERE id = ?", (listing_id,)).fetchone() is None:
-            raise UnknownListing(f"no listing has the id {listing_id!r}")
-        rows = self.conn.execute(
-            "SELECT * FROM drafts WHERE id IN"
-            " (SELECT max(id) FROM drafts WHERE listing_id = ? GROUP BY step) ORDER BY id",
-            (listing_id,),
-        )
-        return _current([_stored_draft(row) for row in rows])
+        return current_drafts(self.conn, listing_id)
 
     def draft_history(self, listing_id: str) -> list[StoredDraft]:
         """Every draft and edit of the listing, oldest first, with its checks."""
-        rows = self.conn.execute("SELECT * FROM drafts WHERE listing_id = ? ORDER BY id", (listing_id,))
-        return [_stored_draft(row) for row in rows]
+        return draft_history(self.conn, listing_id)
 
     def save_draft_edit(self, listing_id: str, step: Step, text: str) -> StoredDraft:
         """Store a person's text for one step as the listing's newest draft (`origin` `edit`).
@@ -285,21 +269,7 @@ class Store:
         if step not in STEPS:
             raise ValueError(f"{step!r} is not a draft step ({', '.join(STEPS)})")
         with self._write() as conn:
-            if conn.execute("SELECT 1 FROM listings WHERE id = ?", (listing_id,)).fetchone() is None:
-                raise UnknownListing(f"no listing has the id {listing_id!r}")
-            previous = conn.execute(
-                "SELECT provider, model FROM drafts WHERE listing_id = ? AND step = ?"
-                " ORDER BY id DESC LIMIT 1",
-                (listing_id, step),
-            ).fetchone()
-            provider, model = (previous["provider"], previous["model"]) if previous else ("person", "")
-            cursor = conn.execute(
-                "INSERT INTO drafts (listing_id, step, text, provider, model, status, checks, origin,"
-                " created_at, recorded_at) VALUES (?, ?, ?, ?, ?, 'ok', '[]', 'edit', ?, ?)",
-                (listing_id, step, text, provider, model, utcnow(), utcnow_exact()),
-            )
-            row = conn.execute("SELECT * FROM drafts WHERE id = ?", (cursor.lastrowid,)).fetchone()
-        return _stored_draft(row)
+            return save_draft_edit(conn, listing_id, step, text)
 
     # -- the listings table's lookups (the review page) -------------------------------------
 
@@ -358,53 +328,14 @@ class Store:
 
     def tracker_rows(self) -> list[TrackerRow]:
         """Every listing as a tracker row, newest found first, with its current drafts."""
-        current: dict[str, dict[str, sqlite3.Row]] = {}
-        for row in self.conn.execute(
-            "SELECT d.listing_id, d.step, d.text, d.provider, d.model, d.fell_over FROM drafts d"
-            f" JOIN ({_CURRENT_DRAFTS}) c ON d.id = c.id"
-        ):
-            current.setdefault(row["listing_id"], {})[row["step"]] = row
-        return [_with_drafts(row, current.get(row.listing_id)) for row in self.summary_rows()]
+        return tracker_rows(self.conn)
 
     def summary_rows(
         self, *, checks: dict[str, dict[Step, tuple[str, list[Check]]]] | None = None
     ) -> list[TrackerRow]:
         """Every listing as a tracker row without its drafts, newest found first (the review
         page's table, refreshed every few seconds, reads neither descriptions nor draft texts)."""
-        sources: dict[str, list[str]] = {}
-        postings: dict[str, list[SourceRef]] = {}
-        for row in self.conn.execute(
-            "SELECT listing_id, board, source, external_id, url, posted_at FROM listing_sources"
-            " ORDER BY listing_id, rowid"
-        ):
-            names = sources.setdefault(row["listing_id"], [])
-            if row["source"] not in names:
-                names.append(row["source"])
-            postings.setdefault(row["listing_id"], []).append(_source_ref(row))
-        checks = self.draft_checks() if checks is None else checks
-        waits = issues(self.conn)
-        return [
-            TrackerRow(
-                listing_id=row["id"],
-                **_shown_fields(row),
-                sources=sources.get(row["id"], []),
-                postings=postings.get(row["id"], []),
-                found=datetime.fromisoformat(row["first_seen"]).date(),
-                updated=datetime.fromisoformat(row["changed_at"]).date() if row["changed_at"] else None,
-                status=parse_status(row["status"]) or "Saved",
-                notes=row["notes"],
-                review=review_text(checks.get(row["id"]), waits.get(row["id"])),
-                fit=row["fit"],
-                fit_why=fit_why(row["fit_reasons"]),
-                closed_at=_day(row["closed_at"]),
-                stale_at=_day(row["stale_at"]),
-            )
-            for row in self.conn.execute(
-                "SELECT id, company, title, locations, remote, salary, url, posted_at, workplace, pay_note,"
-                " first_seen, changed_at, status, notes, fit, fit_reasons, closed_at, stale_at FROM listings"
-                " ORDER BY fit IS NULL, fit DESC, first_seen DESC, company, title"
-            )
-        ]
+        return summary_rows(self.conn, checks=checks)
 
     def apply_sheet_edits(self, edits: Iterable[SheetEdit], *, tracker_mtime: datetime) -> EditReport:
         """Bring the person's tracker edits (status, notes) into the database, before a re-render.
@@ -414,37 +345,16 @@ class Store:
         for status the newer of the two wins (the tracker's time is its file's mtime), for notes
         both texts are kept; each conflict gets a row in `conflicts` and a line in the notes.
         """
-        report = EditReport()
         now = utcnow()
         with self._write() as conn:
-            for edit in edits:
-                listing = conn.execute(
-                    "SELECT l.status, l.status_at, l.notes, t.status AS shown_status, t.notes AS shown_notes,"
-                    " t.notes_cell"
-                    " FROM listings l LEFT JOIN tracker_rows t ON t.listing_id = l.id WHERE l.id = ?",
-                    (edit.listing_id,),
-                ).fetchone()
-                if listing is None:
-                    report.problems.append(
-                        f"row {edit.row}: ID {edit.listing_id!r} is not in the database; row left out"
-                    )
-                    continue
-                read_back_notes(conn, edit, listing, now, report)
-                read_back_status(conn, edit, listing, tracker_mtime, now, report)
-        return report
+            return apply_sheet_edits(conn, edits, tracker_mtime=tracker_mtime, now=now)
 
     def remember_rendered(self, rows: Iterable[tuple[TrackerRow, str]]) -> None:
         """Record what the tracker now shows (each row and its notes cell's text as written), so
         that the next export can tell the person's edits from ours."""
         now = utcnow()
         with self._write() as conn:
-            conn.executemany(
-                "INSERT INTO tracker_rows (listing_id, status, notes, notes_cell, rendered_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (listing_id) DO UPDATE SET status = excluded.status,"
-                " notes = excluded.notes, notes_cell = excluded.notes_cell,"
-                " rendered_at = excluded.rendered_at",
-                [(row.listing_id, row.status, row.notes, cell, now) for row, cell in rows],
-            )
+            remember_rendered(conn, rows, now=now)
 
     # -- runs -------------------------------------------------------------------------------
 
@@ -487,105 +397,3 @@ class Store:
     def run_numbers(self, run_id: str, *, drafts_since: str | None = None) -> RunNumbers:
         """What a run added (`jobsearch.store.runs.run_numbers`)."""
         return run_numbers(self.conn, run_id, drafts_since=drafts_since)
-
-
-def _iso(value: date | None) -> str | None:
-    return value.isoformat() if value else None
-
-
-_REASONS = msgspec.json.Decoder(list[Reason])
-WHY_REASONS = 4  # how many of a fit's reasons the Why column shows
-
-
-def fit_why(reasons_json: str | None) -> str:
-    """A fit's largest reasons as the Why column shows them: "the title is your role (+25); onsite
-    in London; you want remote or Berlin (-35)" (points after the words: a cell that starts with
-    a sign would read as a formula)."""
-    if not reasons_json:
-        return ""
-    reasons = _REASONS.decode(reasons_json)[:WHY_REASONS]
-    return "; ".join(f"{r.text} ({r.points:+d})" for r in reasons)
-
-
-def _day(value: str | None) -> date | None:
-    return date.fromisoformat(value) if value else None
-
-
-def _shown_fields(row: sqlite3.Row) -> dict[str, Any]:
-    """The columns of a `listings` row that a merged listing and a tracker row both show, decoded."""
-    return {
-        "title": row["title"],
-        "company": row["company"],
-        "url": row["url"],
-        "locations": _STRINGS.decode(row["locations"]),
-        "remote": None if row["remote"] is None else bool(row["remote"]),
-        "salary": _SALARY.decode(row["salary"]) if row["salary"] else None,
-        "posted_at": date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
-        "workplace": row["workplace"],
-        "pay_note": row["pay_note"],
-    }
-
-
-def _merged_listing(row: sqlite3.Row, sources: Iterable[sqlite3.Row]) -> MergedListing:
-    return MergedListing(
-        id=row["id"],
-        **_shown_fields(row),
-        employment_type=row["employment_type"],
-        description=row["description"],
-        department=row["department"],
-        sources=[_source_ref(s) for s in sources],
-        first_seen=datetime.fromisoformat(row["first_seen"]),
-        revision=row["revision"],
-        updated_at=datetime.fromisoformat(row["changed_at"]) if row["changed_at"] else None,
-    )
-
-
-def _source_ref(row: sqlite3.Row) -> SourceRef:
-    return SourceRef(
-        board=row["board"],
-        source=row["source"],
-        external_id=row["external_id"],
-        url=row["url"],
-        posted_at=date.fromisoformat(row["posted_at"]) if row["posted_at"] else None,
-    )
-
-
-def _with_drafts(row: TrackerRow, steps: dict[str, sqlite3.Row] | None) -> TrackerRow:
-    """A summary row with the texts of its current drafts and the provider/models that wrote them."""
-    if not steps:
-        return row
-    used = sorted({_provider_cell(d) for d in steps.values()})
-    return msgspec.structs.replace(
-        row,
-        cover_letter=steps["cover_letter"]["text"] if "cover_letter" in steps else "",
-        connection_note=steps["connection_note"]["text"] if "connection_note" in steps else "",
-        provider_model=", ".join(used),
-    )
-
-
-def _provider_cell(draft: sqlite3.Row) -> str:
-    """`offline/template-v2 (after openai failed: HTTP 500 ...)`: a fallback is never silent."""
-    cell = f"{draft['provider']}/{draft['model']}"
-    fell_over = _STRINGS.decode(draft["fell_over"] or "[]")
-    return f"{cell} (after {'; '.join(fell_over)})" if fell_over else cell
-
-
-def _current(history: Iterable[StoredDraft]) -> dict[Step, StoredDraft]:
-    """The newest draft of each step, from drafts oldest first."""
-    return {d.step: d for d in history}
-
-
-def _stored_draft(row: sqlite3.Row) -> StoredDraft:
-    return StoredDraft(
-        id=row["id"],
-        step=row["step"],
-        text=row["text"],
-        provider=row["provider"],
-        model=row["model"],
-        status=row["status"],
-        checks=_CHECKS.decode(row["checks"]),
-        origin=row["origin"],
-        run_id=row["run_id"],
-        created_at=datetime.fromisoformat(row["created_at"]),
-        fell_over=_STRINGS.decode(row["fell_over"] or "[]"),
-    )

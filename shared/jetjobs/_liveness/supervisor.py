@@ -12,6 +12,7 @@ renewed by compare-and-set, expiring with the same TTL as heartbeats). Whoever s
 expire records the death in the bucket (`dead.<id>.<last beat>`, holding that beat); the leader claims
 each record by deleting it with compare-and-set, then recovers. So a death seen only by the losers
 of an election, or while the leader itself was dying, is still recovered, and recovered once.
+(The leader key: jetjobs._liveness.election; the death records: jetjobs._liveness.death_records.)
 
 An outage is not a death. When the server restarts or pauses, or this supervisor's own connection
 drops, every worker's heartbeat goes quiet at once and the server may expire all their keys. So
@@ -34,22 +35,20 @@ from nats.js.kv import KeyValue
 
 from jetjobs._errors import WRONG_LAST_SEQUENCE_CODES, describe_error
 from jetjobs._joblog.ledger import Ledger
+from jetjobs._liveness.death_records import DEATH_PREFIX, record_death
+from jetjobs._liveness.election import LEADER_KEY, current_leader, hold_leader, vacant_revision
 from jetjobs._liveness.orphans import snapshot, sweep_orphans
 from jetjobs._liveness.recovery import hand_back
 from jetjobs._liveness.roster import live_workers
 from jetjobs._settings import Settings
 from jetjobs._transport.topology import Topology
 from jetjobs._wire.envelope import ENCODER, WORKER_BEAT_DECODER, WorkerBeat, WorkerDied, utcnow
-from jetjobs._wire.headers import EXPECTED_LAST_SUBJECT_SEQUENCE, KV_OPERATION, MARKER_REASON
 
-# live_workers lives in jetjobs._liveness.roster; it is still imported from here.
+# live_workers lives in jetjobs._liveness.roster, LEADER_KEY and current_leader in .election,
+# DEATH_PREFIX in .death_records; they are still imported from here.
 __all__ = ["DEATH_PREFIX", "LEADER_KEY", "Supervisor", "current_leader", "live_workers", "served_queues"]
 
 log = structlog.get_logger("jetjobs.supervisor")
-
-LEADER_KEY = "leader"
-DEATH_PREFIX = "dead."
-# The server's "wrong last sequence" errors: a compare-and-set lost to another writer.
 
 
 class Supervisor:
@@ -240,25 +239,8 @@ class Supervisor:
         await self._record_death(beat)
 
     async def _record_death(self, beat: WorkerBeat) -> None:
-        """Record the death for the leader, present or future; the first observer's write wins.
-
-        The key names the last beat, so that every observer writes the same one; it is written
-        only if the subject never had a message, so a record a leader has already claimed
-        (deleted) is not written again by a slower observer (`KeyValue.create` would).
-        """
-        key = f"{DEATH_PREFIX}{beat.id}.{round(beat.beat_at.timestamp() * 1e6)}"
-        try:
-            await self.js.publish(
-                f"$KV.{self.topology.workers_bucket}.{key}",
-                ENCODER.encode(beat),
-                msg_ttl=int(self.settings.ack_wait) + 60,
-                headers={EXPECTED_LAST_SUBJECT_SEQUENCE: "0"},
-            )
-        except nats.js.errors.APIError as exc:
-            if exc.err_code not in WRONG_LAST_SEQUENCE_CODES:
-                log.warning("supervisor.record_death_failed", worker=beat.id, error=describe_error(exc))
-        except Exception as exc:  # disconnected: the dead worker's jobs come back after ack_wait
-            log.warning("supervisor.record_death_failed", worker=beat.id, error=describe_error(exc))
+        """Record the death for the leader, present or future (jetjobs._liveness.death_records)."""
+        await record_death(self.js, self.topology.workers_bucket, self.settings, beat)
 
     async def _recover_all(self) -> None:
         assert self._kv is not None
@@ -337,20 +319,16 @@ class Supervisor:
 
     async def _campaign(self) -> None:
         """Hold the leader key while alive: take it when vacant, renew it by compare-and-set."""
-        subject = f"$KV.{self.topology.workers_bucket}.{LEADER_KEY}"
+        bucket = self.topology.workers_bucket
         revision: int | None = None
         while True:
             try:
                 if not self.is_leader:
-                    revision = await self._vacant_revision()
+                    revision = await vacant_revision(self.js, bucket)
                 if revision is not None:
-                    ack = await self.js.publish(
-                        subject,
-                        self.id.encode(),
-                        msg_ttl=self.settings.heartbeat_ttl,
-                        headers={EXPECTED_LAST_SUBJECT_SEQUENCE: str(revision)},
+                    revision = await hold_leader(
+                        self.js, bucket, self.id, revision=revision, ttl=self.settings.heartbeat_ttl
                     )
-                    revision = ack.seq
                     if not self.is_leader:
                         self._set_leader(True)
                         log.info("supervisor.elected", supervisor=self.id)
@@ -375,19 +353,6 @@ class Supervisor:
         while self.is_leader != leader:
             await self._leadership_changed.wait()
 
-    async def _vacant_revision(self) -> int | None:
-        """The leader key's revision if nobody holds it (absent, deleted, expired), else None."""
-        try:
-            msg = await self.js.get_last_msg(
-                f"KV_{self.topology.workers_bucket}", f"$KV.{self.topology.workers_bucket}.{LEADER_KEY}"
-            )
-        except nats.js.errors.NotFoundError:
-            return 0
-        headers = msg.headers or {}
-        if headers.get(KV_OPERATION) in ("DEL", "PURGE") or MARKER_REASON in headers:
-            return msg.seq
-        return None
-
     async def _resign(self) -> None:
         if self.is_leader and self._kv is not None:
             try:
@@ -400,14 +365,3 @@ class Supervisor:
 def served_queues(beats: Iterable[WorkerBeat]) -> set[str]:
     """The queues that these workers serve."""
     return {queue for beat in beats for queue in beat.queues}
-
-
-async def current_leader(nc: NATS, settings: Settings) -> str | None:
-    """The id of the supervisor holding the leader key now (a worker's id, or a standalone one)."""
-    topology = Topology(settings)
-    kv = await topology.workers_kv(nc.jetstream())
-    try:
-        entry = await kv.get(LEADER_KEY)
-    except nats.js.errors.KeyNotFoundError:
-        return None
-    return entry.value.decode() if entry.value else None
