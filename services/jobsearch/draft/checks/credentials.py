@@ -58,7 +58,12 @@ def _about_person(clause: str, sentence: str) -> bool:
     if _THEIRS.search(clause) and not FIRST_PERSON.search(clause):
         return False
     bullet = sentence.lstrip()[:1] in "-*\u2022"
-    return bool(FIRST_PERSON.search(clause) or FIRST_PERSON.search(sentence) or bullet)
+    # a note's self-description with no subject ("Marketing manager at Vitrine here, with an MBA")
+    fragment = _SELF_INTRO.search(sentence) is not None and not _THEIRS.search(sentence)
+    return bool(FIRST_PERSON.search(clause) or FIRST_PERSON.search(sentence) or bullet or fragment)
+
+
+_SELF_INTRO = re.compile(r"\bhere\b[,:]|\b(?:with|holding)\s+(?:an?|the)\s", re.IGNORECASE)
 
 
 def _field_words(after: str) -> list[str]:
@@ -195,12 +200,18 @@ def _certifications(clause: str) -> list[str]:
             ):
                 start -= 1
             end = i
-            while (
-                end + 1 < len(tokens)
-                and tokens[end + 1].capitalised
-                and "," not in clause[tokens[end].end : tokens[end + 1].start]
-            ):
-                end += 1
+            while end + 1 < len(tokens) and "," not in clause[tokens[end].end : tokens[end + 1].start]:
+                if tokens[end + 1].capitalised:
+                    end += 1
+                elif (  # "Chartered Member of Engineering New Zealand": the body is the name's too
+                    tokens[end + 1].text in {"of", "for"}
+                    and end + 2 < len(tokens)
+                    and tokens[end + 2].capitalised
+                    and tokens[end + 2].text.lower() not in _DETERMINERS
+                ):
+                    end += 2
+                else:
+                    break
             if end > start:  # a bare "certification" names nothing to compare
                 found.append(clause[tokens[start].start : tokens[end].end])
         elif fold(word.bare) in CERTIFICATIONS and word.bare.isupper() and len(word.bare) >= 3:

@@ -9,6 +9,7 @@ out of what vouches for a name (see `injection`).
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 import unicodedata
@@ -22,7 +23,7 @@ from jobsearch.draft.checks.links import link_key
 from jobsearch.draft.checks.positions import namelike
 from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
 from jobsearch.draft.checks.units import Unit, squeezed, unit_words
-from jobsearch.draft.checks.vocabulary import COMMON, LANGUAGES, SKILLS
+from jobsearch.draft.checks.vocabulary import COMMON, LANGUAGES, ROLE_NOUNS, SKILLS
 from jobsearch.draft.checks.wished import wished_names
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
@@ -252,10 +253,16 @@ class Facts:
         return contains(self.profile_text, phrase) or contains(self.listing_text, phrase)
 
     def has_skill(self, skill: str) -> bool:
-        """Whether the profile holds a skill (folded), under its name or a synonym."""
+        """Whether the profile holds a skill (folded), under its name, a synonym, or the initials
+        of one it lists ("GTM" for Google Tag Manager)."""
         other = SYNONYMS.get(skill)
-        return contains(self.profile_text, skill) or (
-            other is not None and contains(self.profile_text, other)
+        return (
+            contains(self.profile_text, skill)
+            or (other is not None and contains(self.profile_text, other))
+            or any(
+                len(s.split()) >= 2 and "".join(w[0] for w in s.split() if w not in _CONNECTORS) == skill
+                for s in self.profile_skills
+            )
         )
 
 
@@ -293,7 +300,13 @@ def _phrase_initials(sentence: str) -> set[str]:
     words left out ("adverse drug reaction" -> ADR, "therapeutic drug monitoring" -> TDM), as
     `~` keys: a trade acronym whose words a source spells out is known."""
     heads = [w.text for w in words(sentence) if w.text[:1].isalpha() and w.text.lower() not in _CONNECTORS]
-    return {
+    # and two words ending in a post's noun: "registered nurse" -> RN, "quantity surveyor" -> QS
+    posts = {
+        "~" + (a[0] + b[0]).lower()
+        for a, b in itertools.pairwise(heads)
+        if fold(b) in ROLE_NOUNS and a[:1].isalpha()
+    }
+    return posts | {
         "~" + "".join(w[0] for w in heads[i : i + size]).lower()
         for size in (3, 4, 5)
         for i in range(len(heads) - size + 1)

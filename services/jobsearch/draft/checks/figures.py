@@ -42,7 +42,7 @@ _FIGURE = re.compile(
     )
     (?P<half>\s+and\s+a\s+half)?
     (?:\s?(?P<scale>hundred|thousand|million|billion|mn|bn)\b|(?P<short>[km]|bn?)(?![\w\u2013-]))?
-    (?P<plus>\+)?
+    (?P<plus>\+|-plus\b)?
     (?:[\s\u00a0-]?(?P<unit>%|per\s?cent\b|percent\b|years?\b|yrs?\b|months?\b|weeks?\b|days?\b))?
     (?!\w)
     """,
@@ -93,6 +93,14 @@ def _unit(raw: str | None) -> str:
     return "year" if raw.startswith("yr") else ""
 
 
+def _number(digits: str, before: str) -> float:
+    """A number's value; two digits after an apostrophe are a year ("in '24")."""
+    value = float(re.sub(r"[,\u202f\u00a0]", "", digits))
+    if len(digits) == 2 and before in {"'", "\u2019"}:
+        value += 2000 if value <= 50 else 1900
+    return value
+
+
 def figures(text: str) -> list[Figure]:
     """Every figure a text states, in order."""
     phones = [m.span() for m in _PHONE.finditer(text) if sum(c.isdigit() for c in m.group()) >= 9]
@@ -102,9 +110,9 @@ def figures(text: str) -> list[Figure]:
         if any(a <= start < b for a, b in phones):
             continue
         if match.group("num"):
-            value = float(re.sub(r"[,\u202f\u00a0]", "", match.group("num")))
             if "." in match.group("num") and _NAME_BEFORE.search(text[: match.start()]):
                 continue
+            value = _number(match.group("num"), text[start - 1 : start] if start else "")
         else:
             word = match.group("word")
             if word.lower() in _NOT_FIGURE_WORDS and not match.group("unit") and not match.group("scale"):

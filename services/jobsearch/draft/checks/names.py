@@ -112,7 +112,7 @@ def _plain_word(word: str, facts: Facts, lower: set[str]) -> bool:
 
 def _name_known(token: str, facts: Facts) -> bool:
     """Whether a capitalised token is a name of the sources: as written, in its singular ("P&Ls",
-    "Canadians"), or, hyphenated, by each capitalised part ("Java-to-Kotlin")."""
+    "Canadians"), cut short ("Physio"), or, hyphenated, by each capitalised part ("Java-to-Kotlin")."""
     key = token.lower()
     if token in facts.names or f"~{key}" in facts.names or deaccent(token) in facts.names:
         return True
@@ -122,6 +122,8 @@ def _name_known(token: str, facts: Facts) -> bool:
         and (token[:-1] in facts.names or f"~{key[:-1]}" in facts.names)
     ):
         return True
+    if len(token) >= 5 and any(len(n) > len(token) and n.startswith(token) for n in facts.names):
+        return True  # a name's word cut short: "Lee Valley Physio" for Lee Valley Physiotherapy
     parts = [p for p in re.split(r"[-/]", token) if p[:1].isupper()]
     return (
         ("-" in token or "/" in token)

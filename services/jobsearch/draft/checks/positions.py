@@ -34,7 +34,7 @@ from jobsearch.draft.checks.text import Word
 _INTRODUCERS = frozenset(
     {
         "at", "for", "with", "from", "joined", "join", "joining", "to", "by", "under", "via",
-        "including", "includes", "included", "alongside", "bei", "für", "von", "vom", "chez",
+        "including", "includes", "included", "alongside", "holding", "bei", "für", "von", "vom", "chez",
         "para", "com", "con", "en", "na", "no", "da", "do",
     }
 )  # fmt: skip

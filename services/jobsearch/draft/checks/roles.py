@@ -47,6 +47,8 @@ _TRIGGER = re.compile(
     r"(?:as\s+)?(?:an?\s+|the\s+|my\s+)?(?:(?:now|currently|still|already|also)\s+)?|^",
     re.IGNORECASE,
 )
+# "I'm CPEng and an APEC Engineer": a second title after "and a(n)" in a clause that claims one
+_AND_A = re.compile(r"\b(?:I['\u2019]m|I am)\b[^.;:()]{1,60}?\band\s+(?:an?|the)\s+")
 _HEADS = frozenset({"head", "director", "vp", "chief", "dean"})
 _NEXT_WORD = re.compile(r"[\w/+&'\u2019-]+")
 _REFERENCE = re.compile(
@@ -128,10 +130,12 @@ def _titles(
     "I'm Ingrid, service manager at ..."), stopped by a small word or punctuation, cut after
     their last role noun (`heads`: the usual ones and those of the sources' titles, "Chef")."""
     out: list[tuple[str, str, bool]] = []
-    triggers = [*_TRIGGER.finditer(sentence), *(person.finditer(sentence) if person else ())]
-    for trigger in triggers:
-        pos, taken = trigger.end(), list[re.Match[str]]()
-        while len(taken) < 5:
+    starts = [t.end() for t in _TRIGGER.finditer(sentence) if t.end() > 0 or t.start() == 0]
+    starts += [t.end() for t in person.finditer(sentence)] if person else []
+    starts += [m.end() for m in _AND_A.finditer(sentence)]
+    for start in starts:
+        pos, taken = start, list[re.Match[str]]()
+        while len(taken) < (6 if any(w.group() == "of" for w in taken) else 5):
             word = _NEXT_WORD.match(sentence, pos)
             head_of = (
                 word is not None
@@ -155,9 +159,9 @@ def _titles(
         if last < 0:
             continue
         title = sentence[taken[0].start() : taken[last].end()]
-        if trigger.start() == 0 == trigger.end() and not title[:1].isupper():
+        if start == 0 and not title[:1].isupper():
             continue
-        out.append((title, sentence[taken[last].end() :], trigger.end() == 0))
+        out.append((title, sentence[taken[last].end() :], start == 0))
     return out
 
 
@@ -195,6 +199,9 @@ def _title_forms(title: str) -> set[str]:
 
 
 def _held_title(title: str, facts: Facts) -> bool:
+    # "Saguaro's top technician", "their senior team's pitch-side physiotherapist": the title is
+    # what follows the possessive
+    title = re.split(r"\S+(?:'s|\u2019s|s')\s+", title)[-1]
     key = _title_words(title, facts.places)
     if len(key) <= 1:
         return True  # "as an engineer", "as the lead": no particular title
@@ -213,7 +220,11 @@ def _held_title(title: str, facts: Facts) -> bool:
 def check_titles(text: str, facts: Facts) -> Check:
     """Every job title the person claims is one of the profile's."""
     bad: list[str] = []
+    # the usual head nouns, the last words of the profile's titles, and their initials ("CRA" of
+    # Clinical Research Associate, "Senior CRA" a title)
+    titles = [*facts.titles, facts.listing_title]
     heads = ROLE_NOUNS | {t.split()[-1] for t in facts.titles if t.split()}
+    heads |= {f for t in titles for f in _title_forms(t) - set(t.split()) if len(f) >= 2}
     names = [re.escape(n) for n in sorted(facts.person_names, key=len, reverse=True) if len(n) > 1]
     person = re.compile(rf"\b(?i:{'|'.join(names)})\s*,\s+(?:an?\s+|the\s+)?") if names else None
     for sentence in sentences(text):
@@ -223,7 +234,9 @@ def check_titles(text: str, facts: Facts) -> Check:
             at = re.match(r"\s*,?\s+at\s+(.+)", after)
             if opens and at is None:
                 continue  # "Senior Engineer, Payments is..." names a role; only "X at Y" claims it
-            applied_for = f" {fold(title)} " in f" {facts.listing_title} "
+            applied_for = f" {fold(title)} " in f" {facts.listing_title} " or set(
+                _title_words(title, facts.places)
+            ) <= _title_forms(facts.listing_title)
             if applied_for and (
                 at is None or _employer_match(at.group(1).split(",")[0], [facts.hiring_company])
             ):

@@ -131,8 +131,10 @@ def listing_tools(clause: str, facts: Facts, sentence: str = "") -> list[str]:
         listed = previous_end >= 0 and bool(_LIST.match(clause[previous_end : tokens[i].start]))
         # "cellar inventory in BinWise": a name written as a product's, in a note's fragment
         fragment = after_intro and _camel(name) and _fragment(sentence or clause)
+        # a note's fragment about the person's own work ("daily work in IDeaS and Duetto")
+        about_me = _fragment(sentence or clause) and not _names_company(sentence or clause, facts)
         if (introduced or listed or fragment) and (
-            fragment or _claims(clause, tokens[i].start, sentence or clause)
+            fragment or about_me or _claims(clause, tokens[i].start, sentence or clause)
         ):
             previous_end = tokens[j].end
             key = fold(name)
@@ -145,7 +147,7 @@ def listing_tools(clause: str, facts: Facts, sentence: str = "") -> list[str]:
                 # an employer is the employment check's; "in Datamine Studio RM" is a tool's place
                 and (not organisation_like(name) or tokens[k].text.lower() in {"in", "using", "via"})
                 and (contains(facts.listing_text, key) or _in_no_source(name, facts))
-                and not contains(facts.profile_text, key)
+                and not facts.has_skill(key)
                 and not set(key.split()) & set(facts.hiring_company.split())
                 and not set(key.split()) <= facts.listing_places
                 and not set(key.split()) <= facts.listing_lower
@@ -174,6 +176,13 @@ _SURNAME_PREFIX = re.compile(r"^(?:Mc|Mac|O'|D'|De|Di|Da|La|Le|Van|Von)[A-Z]")
 def _fragment(sentence: str) -> bool:
     """A note's fragment: a sentence with no subject but the person, no "you" and no gap word."""
     return not FIRST_PERSON.search(sentence) and not _YOURS.search(sentence) and not GAP.search(sentence)
+
+
+def _names_company(sentence: str, facts: Facts) -> bool:
+    """Whether a sentence names the hiring company by a distinctive word of its name (then what
+    it names may be the company's)."""
+    distinctive = {w for w in facts.hiring_company.split() if len(w) >= 4 and not is_common(w, ("en",))}
+    return bool(set(fold(sentence).split()) & distinctive)
 
 
 def _in_no_source(name: str, facts: Facts) -> bool:

@@ -32,7 +32,7 @@ class Unit(NamedTuple):
 
 
 # The words of a credential's kind, read as one: "CNCC(C) certification" for "certified ... (CNCC(C))"
-_CERT_WORD = re.compile(r"\b(?:certified|certification|certificate|cert)\b")
+_CERT_WORD = re.compile(r"\b(?:certified|certifications?|certificates?|certs?)\b")
 
 
 def _words(text: str) -> list[str]:
@@ -71,15 +71,31 @@ def squeezed(text: str) -> set[str]:
     return out
 
 
+def spells(short: str, words: list[str]) -> bool:
+    """Whether a short form is the words' beginnings in order, one to three letters of each:
+    nng for "Nielsen Norman Group", cpeng for "Chartered Professional Engineer"."""
+    if not words:
+        return not short
+    word = words[0]
+    return any(
+        short.startswith(word[:n]) and spells(short[n:], words[1:]) for n in range(min(3, len(word)), 0, -1)
+    )
+
+
 def spelled_out(words: list[str], known: set[str] | frozenset[str]) -> set[int]:
     """Which of `words` (folded) spell out a known short form: a run of two to six words of three
-    letters or more whose initials are one ("Nielsen Norman Group" for NN/g, "Certified Supply
-    Chain Professional" for CSCP)."""
+    letters or more, small words aside, whose beginnings are one ("Nielsen Norman Group" for NN/g,
+    "Certified Supply Chain Professional" for CSCP, "Chartered Member of Engineering New Zealand"
+    for CMEngNZ)."""
     covered: set[int] = set()
-    for size in range(2, _LONGEST_RUN + 1):
+    shorts = [k for k in known if 3 <= len(k) <= 12]
+    for size in range(2, _LONGEST_RUN + 2):
         for start in range(len(words) - size + 1):
             run = words[start : start + size]
-            if all(len(w) >= 3 for w in run) and "".join(w[:1] for w in run) in known:
+            heads = [w for w in run if w not in _SMALL]
+            if len(heads) < 2 or run[0] in _SMALL or any(len(w) < 3 for w in heads):
+                continue
+            if any(spells(k, heads) for k in shorts if k[0] == heads[0][0]):
                 covered.update(range(start, start + size))
     return covered
 
@@ -91,7 +107,14 @@ def held_as_unit(name: str, units: list[Unit]) -> bool:
     if not wanted:
         return False
     for unit in units:
+        # the units that write one short form are one credential: "NATE certified" and "NATE -
+        # Air Conditioning Service"
+        words = unit.words.union(*(u.words for u in units if u.written & unit.written & _distinct(u.written)))
         covered = spelled_out(wanted, unit.written)
-        if all(i in covered or w in unit.words for i, w in enumerate(wanted)):
+        if all(i in covered or w in words for i, w in enumerate(wanted)):
             return True
     return False
+
+
+def _distinct(short_forms: frozenset[str]) -> frozenset[str]:
+    return frozenset(k for k in short_forms if len(k) >= 3)

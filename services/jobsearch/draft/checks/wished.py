@@ -33,7 +33,9 @@ _INLINE = re.compile(
 _BULLET = re.compile(r"^\s*(?:[-*\u2022\u2013]|\d+[.)])\s+")
 _EVERYDAY = 4.0  # the zipf frequency of a word too common to be a product's name ("Safety": 5.0)
 # A nice-to-have line of a credential: what its names are checked as.
-_CREDENTIAL = re.compile(r"\b(?:licen[cs]es?|training|rating|qualification|ticket|exam|credentials?)\b", re.I)
+_CREDENTIAL = re.compile(
+    r"\b(?:licen[cs]es?|training|rating|qualification|ticket|exam|credentials?|card|registers?)\b", re.I
+)
 
 
 def _wished_lines(description: str) -> list[str]:
@@ -101,7 +103,26 @@ def held(sentence: str, name: str, company: str, *, bullet: bool = False) -> boo
     distinctive = {w for w in fold(company).split() if len(w) >= 4 and not is_common(w, ("en",))}
     if distinctive & set(fold(sentence).split()):
         return False  # "I saw Northshore is after a Head Nurse for ECC": the listing's
-    return claims(sentence[: at + len(name)], at) or (bullet and sentence.lstrip()[:1] in "-*\u2022")
+    own_list = sentence.lstrip()[:1] in "-*\u2022" or bool(OWN_LIST.match(sentence))
+    return (
+        claims(sentence[: at + len(name)], at)
+        or bool(_MINE_AFTER.match(sentence[at + len(name) :]))
+        or (bullet and own_list)
+    )
+
+
+# "Certifications: EPA 608, NATE and an OSHA 10 card": a heading of the letter's own list
+OWN_LIST = re.compile(
+    r"^\s*(?:my\s+)?(?:certifications?|certificates?|licen[cs]es|qualifications|credentials|tickets|"
+    r"tools|skills|systems|software)\s*:",
+    re.IGNORECASE,
+)
+# "Procore and Bluebeam Revu are both part of my routine": held, said after the name
+_MINE_AFTER = re.compile(
+    r"^[^.;:]{0,40}?\b(?:is|are)\s+(?:both\s+|all\s+|also\s+)?(?:part\s+of\s+my|in\s+my|my\s+(?:daily|"
+    r"everyday|main|usual|go-to))\b",
+    re.IGNORECASE,
+)
 
 
 def wished_in(clause: str, wished: dict[str, bool], *, credential: bool) -> list[str]:
