@@ -32,6 +32,12 @@ the claim) but flagged 12 of 24 honest drafts (50.0%): bounds on figures ("under
 numbers in names ("Part 66"), the listing's year of the post, a credential with its kind's word,
 "I'm" read into a certification's name, a field after "in" read as a school, tools the person
 says they know of; mended, it is tuned on too ("BRS", an airport's code, is still read as a name).
+`fresh11.toml` and `fresh12.toml`, written blind after fresh9's mends, caught 20 of 24 each on their
+one unseen run (83.3%, all by a check quoting the claim) and flagged 4 and 6 of 24 honest drafts
+(16.7%, 25.0%); most misses were the listing's own names claimed as held in a way the checks had not
+read (a "Certifications:" list, "your advert mentions", "are part of my routine", a note's
+fragment), most flags a short form the profile writes another way (CPEng, RN, GTM, "Physio");
+mended, both are tuned on too.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from jobsearch.draft.checks.links import link_key
 from jobsearch.draft.checks.positions import namelike
 from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
 from jobsearch.draft.checks.units import Unit, squeezed, unit_words
-from jobsearch.draft.checks.vocabulary import COMMON, LANGUAGES, ROLE_NOUNS, SKILLS
+from jobsearch.draft.checks.vocabulary import COMMON, LANGUAGES, ROLE_NOUNS, SCHOOL_IN_ENGLISH, SKILLS
 from jobsearch.draft.checks.wished import wished_names
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
@@ -289,6 +289,8 @@ def _names(text: str, proper: list[str]) -> set[str]:
             run = []
     for name in proper:
         out.update(initialisms(name))
+        # a school's words in English, as a letter in English writes them ("University of São Paulo")
+        out.update(SCHOOL_IN_ENGLISH[k].title() for k in fold(name).split() if k in SCHOOL_IN_ENGLISH)
     out |= {deaccent(n) for n in out}  # "Song Xanh" for Sông Xanh, as people type it
     # a word the sources shout ("HEAD OF POSTGRESQL PLATFORM") is known in any case
     out.update(f"~{w.lower()}" for w in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", text))

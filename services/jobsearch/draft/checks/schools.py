@@ -15,6 +15,7 @@ import re
 from jobsearch.draft.checks.facts import Facts, initialisms
 from jobsearch.draft.checks.text import contains, fold, sentences
 from jobsearch.draft.checks.verdict import verdict
+from jobsearch.draft.checks.vocabulary import SCHOOL_IN_ENGLISH
 from jobsearch.jobs import Check
 from jobsearch.reading.vocabulary import EXONYMS
 
@@ -34,18 +35,6 @@ _SCHOOL_CLAIM = re.compile(
 _GRAD = re.compile(
     rf"(?<![\w'])({_CAP_RUN})\s+(?:[a-z][\w-]*\s+){{0,3}}(?:grad|graduate|alum|alumna|alumnus|alumni)\b"
 )
-# A school's words in English, as a letter in English names it (folded)
-_IN_ENGLISH = {
-    **dict.fromkeys(
-        ("universidad", "universidade", "universite", "universitat", "universita", "universiteit",
-         "universitet", "uniwersytet", "univerzita"),
-        "university",
-    ),
-    "escuela": "school", "escola": "school", "ecole": "school", "instituto": "institute",
-    "istituto": "institute", "institut": "institute", "colegio": "college", "politecnico": "polytechnic",
-    "politecnica": "polytechnic", "tecnologica": "technological", "tecnologico": "technological",
-    "nacional": "national", "catolica": "catholic", "federal": "federal", "estadual": "state",
-}  # fmt: skip
 _SMALL = frozenset({"of", "de", "for", "and", "&", "the", "der", "für"})
 
 
@@ -55,7 +44,9 @@ def _school_words(facts: Facts) -> set[str]:
     known: set[str] = set()
     for school in facts.schools:
         known |= {EXONYMS.get(w, w) for w in school.split()} | set(school.split())
-        known |= {_IN_ENGLISH[w] for w in school.split() if w in _IN_ENGLISH}  # "University of São Paulo"
+        known |= {
+            SCHOOL_IN_ENGLISH[w] for w in school.split() if w in SCHOOL_IN_ENGLISH
+        }  # "University of São Paulo"
     return known | {i.lower() for name in facts.school_names for i in initialisms(name)}
 
 

@@ -191,3 +191,16 @@ NEGATION = re.compile(
     r"do not|did not|have not|neither|nor)\b|n't\b",
     re.IGNORECASE,
 )
+
+# A school's words in English, as a letter in English names it (folded)
+SCHOOL_IN_ENGLISH = {
+    **dict.fromkeys(
+        ("universidad", "universidade", "universite", "universitat", "universita", "universiteit",
+         "universitet", "uniwersytet", "univerzita"),
+        "university",
+    ),
+    "escuela": "school", "escola": "school", "ecole": "school", "instituto": "institute",
+    "istituto": "institute", "institut": "institute", "colegio": "college", "politecnico": "polytechnic",
+    "politecnica": "polytechnic", "tecnologica": "technological", "tecnologico": "technological",
+    "nacional": "national", "catolica": "catholic", "federal": "federal", "estadual": "state",
+}  # fmt: skip
