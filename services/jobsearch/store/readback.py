@@ -1,6 +1,6 @@
 """Reading a person's tracker edits back (status, notes), and the conflicts with the database.
 
-Called by `Store.apply_sheet_edits` inside its write transaction.
+Called by `Store.apply_sheet_edits` (through `tracker_rows.apply_sheet_edits`) inside its write transaction.
 """
 
 from __future__ import annotations
