@@ -28,6 +28,7 @@ from jobsearch.draft.checks.vocabulary import (
     FIRST_PERSON,
     GAP,
     NEGATION,
+    ROLE_NOUNS,
 )
 from jobsearch.draft.checks.wished import held, wished_in
 from jobsearch.jobs import Check
@@ -234,6 +235,23 @@ _MEMBER = re.compile(
 )
 
 
+_PERSON_NOUNS = frozenset({"holder", "member", "practitioner", "professional", "specialist", "auditor"})
+
+
+def _describes_a_thing(name: str, clause: str, facts: Facts) -> bool:
+    """A credential word the listing writes, said of a thing ("keeping a Fully Accredited service
+    in good standing"): the word after it is a noun in lower case, no person's."""
+    at = clause.find(name)
+    following = re.match(r"\s+([a-z][a-z-]+)", clause[at + len(name) :]) if at >= 0 else None
+    return (
+        following is not None
+        and CERTIFICATION_WORD.fullmatch(name.rsplit(maxsplit=1)[-1]) is not None
+        and following.group(1) not in _PERSON_NOUNS
+        and fold(following.group(1)) not in ROLE_NOUNS
+        and contains(facts.listing_text, fold(name))
+    )
+
+
 def _school_credential(name: str, facts: Facts) -> bool:
     """A certificate named by the school that gave it ("a UQAM certificate"), one the profile's
     education holds."""
@@ -300,12 +318,32 @@ def _letters_claimed(sentence: str, facts: Facts) -> list[str]:
     return found
 
 
+# "I'm also certified in nitrous oxide sedation monitoring": a certification named in words
+_CERTIFIED_IN = re.compile(
+    r"\b(?:I['\u2019]m|I am|I'm also|I am also|also|and)\s+(?:also\s+)?(?:certified|accredited|licensed)\s+"
+    r"(?:in|for|as)\s+((?:an?\s+)?[a-z][\w-]*(?:\s+(?!and\b|by\b|through\b|from\b|with\b|at\b)[a-z][\w-]*){0,5})"
+)
+
+
+def _certified_in(sentence: str, facts: Facts) -> list[str]:
+    """A certification said in words ("certified in critical care nursing") that no unit of the
+    profile holds."""
+    found: list[str] = []
+    for match in _CERTIFIED_IN.finditer(sentence):
+        phrase = match.group(1)
+        whole = f"certified in {phrase}"
+        if not contains(facts.profile_text, fold(phrase)) and not held_as_unit(whole, facts.credential_units):
+            found.append(whole)
+    return found
+
+
 def check_certifications(text: str, facts: Facts) -> Check:
     """Every certification claimed as the person's is one the profile names."""
     bad: list[str] = []
     for sentence in sentences(text):
         if not NEGATION.search(sentence) and not GAP.search(sentence):
             bad += [n for n in _letters_claimed(sentence, facts) if n not in bad]
+            bad += [n for n in _certified_in(sentence, facts) if n not in bad]
         # brackets do not part a certification from its name: "VTS (ECC) certified"
         for clause in clauses(re.sub(r"[()\[\]]", " ", sentence)):
             if _gap_before_last_part(clause):
@@ -330,6 +368,8 @@ def check_certifications(text: str, facts: Facts) -> Check:
             ]
             for name in found:
                 if _school_credential(name, facts) or _the_post(name, sentence, facts):
+                    continue
+                if _describes_a_thing(name, clause, facts):
                     continue
                 plain = fold(CERTIFICATION_WORD.sub(" ", bare(name)))  # "certified X" is X
                 other = {plain, SYNONYMS.get(plain, plain)} | {k for k, v in SYNONYMS.items() if v == plain}

@@ -24,7 +24,7 @@ from jobsearch.draft.checks.positions import namelike
 from jobsearch.draft.checks.text import bare, contains, fold, sentences, words
 from jobsearch.draft.checks.units import Unit, squeezed, unit_words
 from jobsearch.draft.checks.vocabulary import COMMON, LANGUAGES, ROLE_NOUNS, SCHOOL_IN_ENGLISH, SKILLS
-from jobsearch.draft.checks.wished import wished_names
+from jobsearch.draft.checks.wished import wished_names, wished_phrases
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
 from jobsearch.reading.skills import SKILL_SYNONYMS
@@ -164,6 +164,8 @@ class Facts:
     credential_units: list[Unit] = field(default_factory=list)
     degree_names: list[str] = field(default_factory=list)  # the profile's degrees as written ("BVSc")
     short_forms: set[str] = field(default_factory=set)  # the sources' short forms, squeezed ("nng")
+    name_heads: set[str] = field(default_factory=set)  # first words of employers' and schools' names
+    wished_phrases: list[str] = field(default_factory=list)  # the listing's wishes in words (`wished`)
 
     @classmethod
     def of(cls, profile: Profile, listing: MergedListing, *, today: date | None = None) -> Facts:
@@ -236,6 +238,13 @@ class Facts:
             ),
             credential_units=[u for piece in pieces for u in unit_words(piece)],
             short_forms=squeezed(sources),
+            wished_phrases=wished_phrases(
+                "\n".join(s for s in listing.description.splitlines() if s not in injected.sentences),
+                fold(profile_plain),
+            ),
+            name_heads={deaccent(n.split()[0]) for n in [*(r.employer for r in person.experience),
+                                                       *(s.institution for s in person.education)]
+                        if n.split() and len(n.split()[0]) >= 4},
             degree_names=[s.degree for s in person.education if s.degree],
             language=profile.writing.language.lower().split("-")[0],
             languages=language_codes(

@@ -27,7 +27,7 @@ _ITEMS = re.compile(
     re.IGNORECASE,
 )
 _ROUGHLY = re.compile(
-    r"\b(?:almost|nearly|over|more than|about|around|roughly|close to|just under|just over)\s+$", re.I
+    r"\b(almost|nearly|over|more than|about|around|roughly|close to|just under|just over)\s+$", re.I
 )
 
 
@@ -69,11 +69,14 @@ def _stated(figure: Figure, facts: Facts, among: set[tuple[float, str]] | None =
     )
 
 
-def _duration_ok(figure: Figure, clause: str, before: str, facts: Facts) -> bool:
+def _duration_ok(figure: Figure, clause: str, before: str, facts: Facts, sentence: str = "") -> bool:
     years = figure.value / 12 if figure.unit == "month" else figure.value
     if figure.unit and (figure.value, figure.unit) in facts.figures:
         return True  # a source states it: "five years on the wards", "charge nurse for two years"
     employers = sorted(facts.employers_in(clause))
+    if not employers and _RELATIVE_PLACE.match(clause):
+        # "I began at Calder Diagnostics, where I spent over five years": the sentence's employer
+        employers = sorted(facts.employers_in(sentence))
     allowed: set[float] = set()
     for employer in employers:
         allowed |= facts.durations.get(employer, set())
@@ -84,13 +87,20 @@ def _duration_ok(figure: Figure, clause: str, before: str, facts: Facts) -> bool
         allowed |= facts.durations.get("", set())
     if figure.plus:
         return any(a >= years for a in allowed) or _stated(figure, facts)
-    slack = 1.0 if _ROUGHLY.search(before) else (0.5 if figure.unit == "month" else 0.0)
-    if any(abs(a - years) <= slack + 1e-9 for a in allowed):
+    rough = _ROUGHLY.search(before)
+    slack = 1.0 if rough else (0.5 if figure.unit == "month" else 0.0)
+    low, high = years - slack, years + slack
+    if rough and re.match(r"(?i)(?:over|more than|just over)\b", rough.group(1)):
+        low = years  # "over five years": five or more
+    elif rough and re.match(r"(?i)(?:almost|nearly|close to|just under)\b", rough.group(1)):
+        high = years  # "almost three years": a little under three
+    if any(low - 1e-9 <= a <= high + 1e-9 for a in allowed):
         return True
     return not employers and _stated(figure, facts)
 
 
-_LATER = re.compile(r"^\s+(?:later|after|afterwards|on|earlier|before)\b", re.IGNORECASE)
+_RELATIVE_PLACE = re.compile(r"^\s*(?:where|there|which)\b", re.IGNORECASE)
+_LATER = re.compile(r"^\s+(?:later|after|afterwards|on(?=\s*[,.;]|\s*$)|earlier|before)\b", re.IGNORECASE)
 _ANOTHER = re.compile(r"\b(?:another|a\s+further|further)\s+$", re.IGNORECASE)
 _LAST = re.compile(r"\b(?:the\s+)?(?:last|past|first|next)\s+$", re.IGNORECASE)
 # "three days a week": a working pattern (the listing's terms), not a count of the person's
@@ -135,7 +145,7 @@ _BOUND = re.compile(
 def _bounds(figure: Figure, before: str, known: set[tuple[float, str]]) -> bool:
     """A figure said as a bound ("over 200", "under 60%") on a figure of the sources within a
     quarter of it, on the side the bound says."""
-    match = _BOUND.search(before)
+    match = _BOUND.search(re.sub(r"(?:[€$£¥]|R\$|eur|usd|gbp)\s*$", "", before, flags=re.I))
     if match is None or figure.value <= 0:
         return False
     for value, unit in known:
@@ -161,6 +171,27 @@ def _named_number(figure: Figure, clause: str, facts: Facts) -> bool:
 _POST = re.compile(r"\b(?:role|position|post|opening|vacancy|posting|applying|apply)\b", re.IGNORECASE)
 
 
+# The words of a job's terms, beside which the listing's figure is said back ("30% travel")
+_TERMS = frozenset(
+    {"travel", "travelling", "traveling", "time", "remote", "office", "hours", "shift", "shifts", "week",
+     "weeks", "weekend", "weekends", "call", "rota", "days", "nights", "onsite", "site"}
+)  # fmt: skip
+
+
+def _listing_context(figure: Figure, clause: str, facts: Facts) -> bool:
+    """A figure of the listing said with a word the listing writes beside it ("30% travel" for
+    "travel to suppliers about 30% of the time", "the 40-hour week"): the listing's term."""
+    key = fold(figure.text)
+    listing = facts.listing_text.split()
+    near = {fold(w) for w in clause[max(0, figure.start - 30) : figure.start + len(figure.text) + 30].split()}
+    near &= _TERMS
+    size = len(key.split())
+    for i in range(len(listing) - size + 1):
+        if " ".join(listing[i : i + size]) == key and near & set(listing[max(0, i - 6) : i + size + 6]):
+            return True
+    return False
+
+
 def _no_claim(figure: Figure, clause: str, facts: Facts) -> bool:
     """Whether a figure claims nothing to check: 0 or 1, a count of the letter's own list, a term,
     name or post of the sources, or a bound on a figure of theirs."""
@@ -172,6 +203,8 @@ def _no_claim(figure: Figure, clause: str, facts: Facts) -> bool:
         return True
     if figure.unit == "" and _POST.search(clause) and _stated(figure, facts):
         return True  # "the ongoing role for 2027": the listing's own figure, of the post
+    if _listing_context(figure, clause, facts):
+        return True  # "I'm fine with 30% travel": the listing's term, said back
     own = facts.profile_figures if claims(clause, figure.start) else facts.figures
     return figure.unit not in {"year", "month"} and _bounds(figure, clause[: figure.start], own)
 
@@ -179,14 +212,20 @@ def _no_claim(figure: Figure, clause: str, facts: Facts) -> bool:
 def unstated(text: str, facts: Facts) -> list[str]:
     """The figures of a text that no source states or gives, as written."""
     bad: list[str] = []
+    previous = ""
     for sentence in sentences(text):
+        # a line wrapped mid-sentence ("... at Mkopo\nHub for five years"): read with the line before
+        wrapped = f"{previous} {sentence}" if previous and previous.rstrip()[-1:] not in ".!?:" else ""
+        previous = sentence
         for clause in clauses(sentence):
             for figure in figures(clause):
                 if _no_claim(figure, clause, facts):
                     continue
                 if figure.unit in {"year", "month"}:
-                    ok = _duration_ok(figure, clause, clause[: figure.start], facts) or _interval(
-                        figure, clause, facts
+                    ok = (
+                        _duration_ok(figure, clause, clause[: figure.start], facts, sentence)
+                        or _interval(figure, clause, facts)
+                        or (bool(wrapped) and _duration_ok(figure, wrapped, clause[: figure.start], facts))
                     )
                 elif (
                     figure.unit in {"day", "week"} and _RATE.match(clause[figure.start + len(figure.text) :])

@@ -39,6 +39,7 @@ _INTRODUCERS = frozenset(
     }
 )  # fmt: skip
 _SKIPPED = frozenset({"the", "a", "an", "both", "also", "then", "later", "briefly"})
+_PAIRS = frozenset({"such as", "clients like", "customers like"})  # "customers such as Adient"
 # Greeting formulas, folded, longest first: what opens a salutation before the name.
 _GREETINGS = sorted(
     (
@@ -142,6 +143,11 @@ def claimed(sentence: str, tokens: list[Word], first: int, last: int, previous: 
     while k >= 0 and tokens[k].text.lower() in _SKIPPED:
         k -= 1
     introduced = k >= 0 and tokens[k].text.lower() in _INTRODUCERS and tokens[k].end <= run[0].start
+    # "customers such as Adient", "clients like Globex"
+    introduced = introduced or (
+        k >= 1
+        and f"{tokens[k - 1].text} {tokens[k].text}".lower() in {"such as", "clients like", "customers like"}
+    )
     greeting = greeting_length(tokens)
     honorific = (
         run[0].bare.lower().rstrip(".") in HONORIFICS

@@ -37,6 +37,9 @@ _WORKED = re.compile(
     rf"|\bmy\s+(?:\w+\s+)?(?:time|role|work|years?|tenure|position|job|stint|days)\s+(?:\w+\s+){{0,3}}?(?:at|with)"
     rf"|\b(?:while|when I was)\s+at|\bduring my (?:\w+\s+)?(?:time|years?) at|^At)\s+(?:the\s+)?({_NAME})"
 )
+_PEOPLE_AFTER = re.compile(
+    r"^\s+(?:customers|clients|partners|suppliers|colleagues|teams|patients|users|engineers|students)\b"
+)
 _AS_AT = re.compile(rf"\bas\s+(?:an?\s+|the\s+)?[^.,;()\n]{{1,60}}?\s+at\s+(?:the\s+)?({_NAME})")
 _LEGAL_END = re.compile(r"\b(?:Inc|Ltd|LLC|GmbH|Corp|Corporation|Limited|PLC|AG|S\.A|B\.V|SE|Co)\.?$")
 _WITH = re.compile(rf"\bI(?:'ve| have)?\s+(?:worked|work)\s+(?:\w+\s+){{0,2}}?with\s+(?:the\s+)?({_NAME})")
@@ -106,7 +109,10 @@ def check_employment(text: str, facts: Facts) -> Check:
     """Every claim of having worked somewhere names a profile employer."""
     bad: list[str] = []
     for sentence in sentences(text):
-        for name in _WORKED.findall(sentence):
+        for match in _WORKED.finditer(sentence):
+            name = match.group(1)
+            if _PEOPLE_AFTER.match(sentence[match.end() :]):
+                continue  # "my daily work with US customers": whom, not where
             if not _employer_match(name, facts.employers):
                 bad.append(strip_legal(name))
         for name in _AS_AT.findall(sentence):
@@ -187,6 +193,18 @@ def _title_words(title: str, places: set[str]) -> list[str]:
     return [w for w in key if w not in _QUALIFIERS and w not in places]
 
 
+def _modifiers_dropped(title: str, facts: Facts) -> str:
+    """A title without a hyphenated word before its head whose parts the profile writes ("a
+    one-star saucier" when the profile says "one-Michelin-star")."""
+    parts = title.split()
+    kept = [
+        p
+        for p in parts[:-1]
+        if "-" not in p or not all(contains(facts.profile_text, fold(x)) for x in p.split("-") if x)
+    ]
+    return " ".join([*kept, parts[-1]]) if parts else title
+
+
 _CREDENTIAL = re.compile(r"\b(?:certified|accredited|chartered|licensed|registered)\b", re.I)
 
 
@@ -201,7 +219,7 @@ def _title_forms(title: str) -> set[str]:
 def _held_title(title: str, facts: Facts) -> bool:
     # "Saguaro's top technician", "their senior team's pitch-side physiotherapist": the title is
     # what follows the possessive
-    title = re.split(r"\S+(?:'s|\u2019s|s')\s+", title)[-1]
+    title = _modifiers_dropped(re.split(r"\S+(?:'s|\u2019s|s')\s+", title)[-1], facts)
     key = _title_words(title, facts.places)
     if len(key) <= 1:
         return True  # "as an engineer", "as the lead": no particular title
@@ -217,6 +235,27 @@ def _held_title(title: str, facts: Facts) -> bool:
     return f" {phrase} " in f" {facts.profile_text} "
 
 
+def _degree_named(title: str, after: str, facts: Facts) -> bool:
+    """A title that names the person's degree, said with the school ("an industrial engineer from
+    Tec de Monterrey"): its words other than the head are the degree's field or name."""
+    school = re.match(r"\s+(?:from|at|of)\s+(?:the\s+)?(.+)", after)
+    if school is None or not any(w in school.group(1).lower() for w in _school_heads(facts)):
+        return False
+    words = set(_title_words(title, facts.places)[:-1])
+    fields = {w for d in facts.degrees for w in d.field_words | d.named}
+    return bool(words) and words <= fields
+
+
+def _school_heads(facts: Facts) -> set[str]:
+    """Words that name the profile's schools in a letter: their distinctive words and short forms."""
+    out = {w for s in facts.schools for w in s.split() if len(w) >= 4}
+    return (
+        out
+        | {i.lower() for n in facts.school_names for i in initialisms(n)}
+        | {h.lower()[:3] for h in facts.name_heads}
+    )
+
+
 def check_titles(text: str, facts: Facts) -> Check:
     """Every job title the person claims is one of the profile's."""
     bad: list[str] = []
@@ -229,7 +268,7 @@ def check_titles(text: str, facts: Facts) -> Check:
     person = re.compile(rf"\b(?i:{'|'.join(names)})\s*,\s+(?:an?\s+|the\s+)?") if names else None
     for sentence in sentences(text):
         for title, after, opens in _titles(sentence, heads, person):
-            if _held_title(title, facts) or _REFERENCE.match(after):
+            if _held_title(title, facts) or _REFERENCE.match(after) or _degree_named(title, after, facts):
                 continue
             at = re.match(r"\s*,?\s+at\s+(.+)", after)
             if opens and at is None:

@@ -24,7 +24,8 @@ _SCHOOL_WORD = (
     r"Ecole|Institute|Institut|Instituto|Istituto|Polytechnic|Polit\w+cnic[oa]|Academy|Akademie|"
     r"Hochschule|Fachhochschule|Conservatoire|Conservatory|TU|ETH|IIT)"
 )
-_CAP_RUN = r"[A-Z][\w&'\u2019.-]*(?:\s+(?:of|de|for|and|&|the|der|für)?\s*[A-Z][\w&'\u2019.-]*){0,6}"
+_CAP_WORD = r"[A-Z][\w&'\u2019.-]*"
+_CAP_RUN = rf"{_CAP_WORD}(?:\s+(?:of|de|for|and|&|the|der|für)?\s*(?!I\b|I['\u2019]){_CAP_WORD}){{0,6}}"
 _SCHOOL_CLAIM = re.compile(
     rf"\b(?:studied|study|graduated|graduate|degree|diploma|certificate|qualified|trained|alumn\w+|B\.?\s?Sc|"
     rf"M\.?\s?Sc|B\.?\s?Tech|B\.?A|M\.?A|MBA|Ph\.?D|bachelor\w*|master\w*)\b[^.;:\n]{{0,60}}?\b(at|from|of|in)\s+(?:the\s+)?"

@@ -265,6 +265,24 @@ def _experience_of(clause: str, at: int) -> bool:
     )
 
 
+def _wished_done(clause: str, facts: Facts) -> list[str]:
+    """The listing's wishes in words ("laser-assisted periodontal therapy") said as done: in a
+    clause about the person's work, with no gap or wish."""
+    folded = f" {fold(clause)} "
+    found: list[str] = []
+    for phrase in facts.wished_phrases:
+        at = folded.find(f" {phrase} ")
+        if at < 0:
+            continue
+        # where the phrase stands in the clause as written: after as many words as it has before it
+        before = len(folded[:at].split())
+        tokens = words(clause)
+        start = tokens[before].start if before < len(tokens) else len(clause)
+        if claims(clause, start) or _experience_of(clause, start):
+            found.append(phrase)
+    return found
+
+
 def check_skills(text: str, facts: Facts) -> Check:
     """Every skill claimed as the person's is one the profile holds."""
     bad: list[str] = []
@@ -275,6 +293,7 @@ def check_skills(text: str, facts: Facts) -> Check:
                     bad.append(written)
             bad += listing_tools(clause, facts, sentence)
             bad += [n for n in listed_with_held(clause, sentence, facts) if n not in bad]
+            bad += _wished_done(clause, facts)
             bad += [  # a tool only the listing's "nice to have" names
                 n
                 for n in wished_in(clause, facts.wished, credential=False)

@@ -82,6 +82,30 @@ def wished_names(description: str, profile_text: str, company: str) -> dict[str,
     return found
 
 
+_LEAD = re.compile(
+    r"^(?:(?:hands-on\s+)?(?:experience|knowledge|familiarity|exposure|skills?)\s+(?:with|of|in|to|on)\s+"
+    r"|(?:an?|the|some)\s+)",
+    re.IGNORECASE,
+)
+_PARTS = re.compile(r"\s*(?:[,;/]|\bor\b|\band\b|\betc\b\.?)\s*", re.IGNORECASE)
+
+
+def wished_phrases(description: str, profile_text: str) -> list[str]:
+    """The listing's wishes in lower-case words ("laser-assisted periodontal therapy", "injection
+    moulding design"), folded: two to five words of a "Nice to have" line that the profile does
+    not write, which a letter may name as something to learn but never as done."""
+    found: list[str] = []
+    for line in _wished_lines(description):
+        text = re.sub(r"\([^)]*\)", " ", _BULLET.sub("", line)).strip()
+        for part in _PARTS.split(_LEAD.sub("", text)):
+            written = _LEAD.sub("", part.strip())
+            phrase = fold(written)
+            size = len(phrase.split())
+            if 2 <= size <= 5 and written == written.lower() and not contains(profile_text, phrase):
+                found.append(phrase)
+    return list(dict.fromkeys(found))
+
+
 _WISH = re.compile(
     r"\b(?:I['\u2019]d|would|I['\u2019]ll|love|like|glad|happy|enjoy|welcome|apply|applying|applied|"
     r"interested|role|position|opening|vacancy|saw|see|noticed|read)\b",
@@ -98,7 +122,13 @@ def held(sentence: str, name: str, company: str, *, bullet: bool = False) -> boo
     listing before the name, the hiring company unnamed, and the first person before it with no
     "your" between (`claims`) or, where `bullet`, a bullet of the letter's own list."""
     at = sentence.find(name)
-    if at < 0 or GAP.search(sentence) or _WISH.search(sentence[:at]) or _AWARE.search(sentence[:at]):
+    if at < 0:
+        return False
+    # a gap counts in the part that names it ("..., the CKS and my GCIH, and a one-week-in-five
+    # rota would suit me" holds the GCIH)
+    comma = re.search(r"[,;]\s+(?:and|but|so)\s", sentence[at + len(name) :])
+    own = sentence[: at + len(name) + comma.start()] if comma else sentence
+    if GAP.search(own) or _WISH.search(sentence[:at]) or _AWARE.search(sentence[:at]):
         return False
     distinctive = {w for w in fold(company).split() if len(w) >= 4 and not is_common(w, ("en",))}
     if distinctive & set(fold(sentence).split()):
@@ -125,6 +155,9 @@ _MINE_AFTER = re.compile(
 )
 
 
+_SUFFIXED = re.compile(r"[A-Z][\w/]*-(?:trained|certified|qualified|accredited)")
+
+
 def wished_in(clause: str, wished: dict[str, bool], *, credential: bool) -> list[str]:
     """The wished-for names a clause names (those of credentials, or of tools), each shown with
     the capitalised words around it ("IBM Maximo"); an acronym only as written, in capitals."""
@@ -132,6 +165,10 @@ def wished_in(clause: str, wished: dict[str, bool], *, credential: bool) -> list
     found: list[str] = []
     for i, word in enumerate(tokens):
         token = bare(word.text)
+        if token not in wished and re.fullmatch(
+            r"[A-Z][\w/]*-(?:trained|certified|qualified|accredited)", token
+        ):
+            token = token.rsplit("-", 1)[0]  # "DSL-trained": the wished DSL
         kind = wished.get(token)
         if kind is None and not token.isupper():
             kind = next(
