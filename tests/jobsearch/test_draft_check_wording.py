@@ -101,3 +101,79 @@ def test_inventions_worded_the_same_way_fail(text: str, check: str, found: str, 
     failed = failures(text, nurse)
     assert check in failed, failed
     assert found in failed[check]
+
+
+@pytest.fixture
+def hygienist() -> Facts:
+    profile = {
+        "person": {
+            "name": "Jas Toor",
+            "location": "Vancouver, Canada",
+            "summary": "Registered dental hygienist, local anaesthesia certified; periodontal maintenance.",
+            "skills": ["scaling and root planing", "Dentrix", "Mental Health First Aid"],
+            "experience": [
+                {"employer": "Calder Dental", "title": "Dental Hygienist", "start": "2016-09-05",
+                 "end": "2020-01-31"},
+                {"employer": "Harbourview Dental Group", "title": "Registered Dental Hygienist",
+                 "start": "2020-02-03"},
+            ],
+            "education": [
+                {"institution": "Tecnológico de Monterrey", "degree": "Ingeniero Industrial",
+                 "field": "Industrial Engineering", "year": 2012},
+            ],
+        },
+        "writing": {"language": "en", "signature": "Jas Toor"},
+    }  # fmt: skip
+    listing = MergedListing(
+        id="kits",
+        title="Registered Dental Hygienist",
+        company="Kitsilano Coast Dental",
+        url="https://jobs.example.org/kits",
+        description="We are a Fully Accredited practice. Travel to our clinics about 30% of the time.\n"
+        "Nice to have\n- Experience with laser-assisted periodontal therapy\n- DSL training\n"
+        "Contact: Tasha Reid.",
+    )
+    return Facts.of(msgspec.convert(profile, Profile), listing, today=date(2026, 12, 1))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi Tasha, laser-assisted periodontal therapy is something I'd love to learn.",
+        "Hi Tasha, I'm fine with 30% travel between your clinics.",
+        "Hi Tasha, I understand what keeping a Fully Accredited practice involves.",
+        "Hi Tasha, I'm an industrial engineer from Tec de Monterrey turned hygienist.",
+        "Hi Tasha, I'm a Mental Health First Aider and a hygienist at Harbourview.",
+        "Hi Tasha, I'm certified in local anaesthesia and work in Dentrix.",
+    ],
+)
+def test_the_listing_s_wishes_and_terms_said_back_and_the_profile_s_own_pass(
+    text: str, hygienist: Facts
+) -> None:
+    """A wish named as something to learn, the listing's terms said back, a credential word said
+    of a thing, a title the degree names from its school, a derived form, a credential in words."""
+    assert failures(text, hygienist) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "check", "found"),
+    [
+        ("Hi Tasha, I've been doing laser-assisted periodontal therapy alongside SRP.", "skills", "laser"),
+        ("Hi Tasha, I'm also certified in nitrous oxide sedation monitoring.", "certifications", "nitrous"),
+        ("Hi Tasha, I'm a hygienist at Harbourview (DSL-trained).", "certifications", "DSL"),
+        ("Hi Tasha, I treat patients of employers such as Globex at Harbourview.", "names", "Globex"),
+        (
+            "Hi Tasha, I began at Calder Dental, where I spent over five years on perio.",
+            "numbers",
+            "five years",
+        ),
+    ],
+)
+def test_a_wish_done_a_credential_in_words_a_client_and_a_stay_stretched_fail(
+    text: str, check: str, found: str, hygienist: Facts
+) -> None:
+    """The listing's wish said as done, a credential in words no unit holds, a wished credential
+    with a suffix, a client after "such as", and "over five years" for a stay of 3.4."""
+    failed = failures(text, hygienist)
+    assert check in failed, failed
+    assert found in failed[check]
