@@ -104,8 +104,13 @@ def initialisms(name: str) -> set[str]:
         # Amsterdam -> HvA
         out.add("".join(p if p.lower() in _CONNECTORS else p[0].upper() for p in parts))
         out.add("".join(p[0].lower() if p.lower() in _CONNECTORS else p[0].upper() for p in parts))
+        # or with its ampersand: Portland Parks & Recreation -> PP&R
+        if "&" in parts:
+            out.add("".join("&" if p == "&" else p[0].upper() for p in parts if p == "&" or p in heads))
         # or only the one-letter ones: Université du Québec à Montréal -> UQAM
         out.add("".join(p[0].upper() for p in parts if p.lower() not in _CONNECTORS or len(p) == 1))
+    if len(heads) >= 2:  # by syllables: University of Lagos -> UNILAG
+        out.add("".join(p[:3] for p in heads).upper())
     if len(heads) >= 2 and heads[0].lower() in _UNIVERSITY:
         # U and the capitals of its distinctive words (University of KwaZulu-Natal -> UKZN), or U
         # and its last word (Universidad Juan Agustín Maza -> UMaza)
@@ -198,7 +203,9 @@ class Facts:
             profile_text=fold(profile_plain),
             listing_text=listing_text,
             names=_names(sources, [*(r.employer for r in person.experience), listing.company,
-                                   *(s.institution for s in person.education)]),
+                                   *(s.institution for s in person.education)],
+                         {"".join(w[0] for w in fold(k).split() if w not in _CONNECTORS)
+                          for k in person.skills if 2 <= len(fold(k).split()) <= 4}),
             vocabulary=set(fold(sources).split()),
             employers=list(dict.fromkeys(fold(strip_legal(r.employer)) for r in person.experience)),
             employer_aliases={
@@ -244,7 +251,9 @@ class Facts:
             ),
             name_heads={deaccent(n.split()[0]) for n in [*(r.employer for r in person.experience),
                                                        *(s.institution for s in person.education)]
-                        if n.split() and len(n.split()[0]) >= 4},
+                        if n.split() and len(n.split()[0]) >= 4}
+            | {deaccent(w) for s in person.education for w in s.institution.split()
+               if len(w) >= 8 and w[:1].isupper()},
             degree_names=[s.degree for s in person.education if s.degree],
             language=profile.writing.language.lower().split("-")[0],
             languages=language_codes(
@@ -275,7 +284,7 @@ class Facts:
         )
 
 
-def _names(text: str, proper: list[str]) -> set[str]:
+def _names(text: str, proper: list[str], skill_initials: set[str] = frozenset()) -> set[str]:
     """Capitalised words of the sources (as written, possessives off, hyphenated parts too) and
     the initialisms of the sources' capitalised runs and of the organisations named."""
     out: set[str] = set()
@@ -301,6 +310,8 @@ def _names(text: str, proper: list[str]) -> set[str]:
         # a school's words in English, as a letter in English writes them ("University of São Paulo")
         out.update(SCHOOL_IN_ENGLISH[k].title() for k in fold(name).split() if k in SCHOOL_IN_ENGLISH)
     out |= {deaccent(n) for n in out}  # "Song Xanh" for Sông Xanh, as people type it
+    # the profile's terms by their initials: "CA" for construction administration, "CDs"
+    out.update(f"~{i.lower()}" for i in skill_initials)
     # a word the sources shout ("HEAD OF POSTGRESQL PLATFORM") is known in any case
     out.update(f"~{w.lower()}" for w in re.findall(r"\b[A-Z][A-Z0-9]{2,}\b", text))
     return out

@@ -124,7 +124,8 @@ def _name_known(token: str, facts: Facts) -> bool:
         return True
     if len(token) >= 5 and any(len(n) > len(token) and n.startswith(token) for n in facts.names):
         return True  # a name's word cut short: "Lee Valley Physio" for Lee Valley Physiotherapy
-    if len(token) >= 3 and any(deaccent(n).startswith(token) for n in facts.name_heads):
+    cut = token[:-1] if token.endswith("s") and len(token) > 3 else token  # "Wits"
+    if len(cut) >= 3 and any(deaccent(n).startswith(cut) for n in facts.name_heads):
         return True  # the first word of an employer's or school's name cut short: "Tec de Monterrey"
     stem = re.sub(r"(?:ers?|ing|ed)$", "", token)
     if len(stem) >= 3 and stem != token and stem in facts.names:

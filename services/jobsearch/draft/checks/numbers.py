@@ -165,7 +165,12 @@ def _named_number(figure: Figure, clause: str, facts: Facts) -> bool:
     """A number that is part of a name the sources write ("Part 66" for Part-66, "Term 1, 2027"
     beside the listing's role, "Level 3"): the name's, not a figure claimed."""
     word = _NAMED.search(clause[: figure.start])
-    return word is not None and facts.in_sources(fold(f"{word.group(1)} {figure.text}"))
+    number = re.match(r"[\d.,]+", figure.text)
+    return (
+        word is not None
+        and number is not None
+        and facts.in_sources(fold(f"{word.group(1)} {number.group()}"))  # "King Air 350 years"
+    )
 
 
 _POST = re.compile(r"\b(?:role|position|post|opening|vacancy|posting|applying|apply)\b", re.IGNORECASE)

@@ -47,7 +47,8 @@ _WITH = re.compile(rf"\bI(?:'ve| have)?\s+(?:worked|work)\s+(?:\w+\s+){{0,2}}?wi
 _TRIGGER = re.compile(
     r"\b(?:as|am|I'm|been|became|become|was|promoted\s+to|hired\s+as|joined\s+as|work(?:ing|ed)?\s+as|"
     r"role\s+as|position\s+as|job\s+as|here\s+as|finishing\s+as|ending\s+as|currently)\s+"
-    r"(?:as\s+)?(?:an?\s+|the\s+|my\s+)?(?:(?:now|currently|still|already|also)\s+)?|^",
+    r"(?:as\s+)?(?:(?:now|currently|still|already|also)\s+)?(?:an?\s+|the\s+|my\s+)?"
+    r"(?:(?:now|currently|still|already|also)\s+)?|^",
     re.IGNORECASE,
 )
 # "I'm CPEng and an APEC Engineer": a second title after "and a(n)" in a clause that claims one
@@ -220,6 +221,9 @@ def _held_title(title: str, facts: Facts) -> bool:
     # "Saguaro's top technician", "their senior team's pitch-side physiotherapist": the title is
     # what follows the possessive
     title = _modifiers_dropped(re.split(r"\S+(?:'s|\u2019s|s')\s+", title)[-1], facts)
+    head, of, place = title.partition(" of ")
+    if of and (facts.employers_in(place) or _employer_match(place, [facts.hiring_company])):
+        title = head  # "financial controller of Highveld Packaging": the title, at an employer
     key = _title_words(title, facts.places)
     if len(key) <= 1:
         return True  # "as an engineer", "as the lead": no particular title

@@ -25,12 +25,14 @@ _SCHOOL_WORD = (
     r"Hochschule|Fachhochschule|Conservatoire|Conservatory|TU|ETH|IIT)"
 )
 _CAP_WORD = r"[A-Z][\w&'\u2019.-]*"
-_CAP_RUN = rf"{_CAP_WORD}(?:\s+(?:of|de|for|and|&|the|der|für)?\s*(?!I\b|I['\u2019]){_CAP_WORD}){{0,6}}"
+_CAP_RUN = (
+    rf"{_CAP_WORD}(?:\s+(?:of\s+the|of|de|for|and|&|the|der|für)?\s*(?!I\b|I['\u2019]){_CAP_WORD}){{0,6}}"
+)
 _SCHOOL_CLAIM = re.compile(
     rf"\b(?:studied|study|graduated|graduate|degree|diploma|certificate|qualified|trained|alumn\w+|B\.?\s?Sc|"
     rf"M\.?\s?Sc|B\.?\s?Tech|B\.?A|M\.?A|MBA|Ph\.?D|bachelor\w*|master\w*)\b[^.;:\n]{{0,60}}?\b(at|from|of|in)\s+(?:the\s+)?"
     rf"({_CAP_RUN})"
-    rf"|\b(?:at|from)\s+(?:the\s+)?((?:{_CAP_RUN}\s+)?{_SCHOOL_WORD}\b(?:\s+(?:of|de|for)?\s*{_CAP_RUN})?)",
+    rf"|\b(?:at|from)\s+(?:the\s+)?((?:{_CAP_RUN}\s+)?{_SCHOOL_WORD}\b(?:\s+(?:of\s+the|of|de|for)?\s*{_CAP_RUN})?)",
 )
 # "an Ohio State supply chain grad", "a proud Massey alum": a school named before "grad" or "alum"
 _GRAD = re.compile(
