@@ -13,6 +13,7 @@ import itertools
 import math
 import re
 import unicodedata
+from collections.abc import Set
 from dataclasses import dataclass, field
 from datetime import date
 
@@ -284,7 +285,7 @@ class Facts:
         )
 
 
-def _names(text: str, proper: list[str], skill_initials: set[str] = frozenset()) -> set[str]:
+def _names(text: str, proper: list[str], skill_initials: Set[str] = frozenset()) -> set[str]:
     """Capitalised words of the sources (as written, possessives off, hyphenated parts too) and
     the initialisms of the sources' capitalised runs and of the organisations named."""
     out: set[str] = set()
