@@ -43,6 +43,14 @@ drafts (16.7%, 12.5%); their causes (the listing's wishes in lower-case words sa
 "certified in <words>", a gap read only in its own part of a sentence, "such as <client>", a
 duration in a "where" clause, "over five" as five or more, a figure of the listing's terms said
 back, a title its degree names, a name's first word cut short) were mended and both are tuned on.
+`fresh15.toml` and `fresh16.toml`, written blind after that, were run once on the checks as they
+are now (fresh16 on 0a3a830, fresh15 after fresh16's first mends): 20 of 24 caught each (83.3%),
+6 of 24 honest drafts flagged each (25.0%). A first round of mends brought them to 21 of 24 caught
+(87.5%; 20 of them quoting the claim in fresh16) and 0 and 3 of 24 flagged; they are held there,
+short of the bar, as this stop's last figure (what is left: the listing's tools claimed in a
+clause with another subject, "integrated HealthKit", "Grade I" for a Grade II instructor, a famous
+brewer as a shared supplier's client, "PP&R", "chartered member of CIPS" for MCIPS, "Bitrise" the
+person says they would learn).
 """
 
 from __future__ import annotations
@@ -56,7 +64,7 @@ from tests.draft_check_set import FIXTURES, KINDS, DraftSetError, evaluate, load
 SETS = sorted(FIXTURES.glob("*.toml"))
 # (invented caught at least, honest flagged at most), in percent, for a set not at the bar; the
 # caught floor also holds the rate caught by a check quoting the claim.
-FLOORS: dict[str, tuple[float, float]] = {}
+FLOORS: dict[str, tuple[float, float]] = {"fresh15.toml": (87.4, 0.1), "fresh16.toml": (83.3, 12.6)}
 
 
 @pytest.mark.parametrize("path", SETS, ids=lambda p: p.name)

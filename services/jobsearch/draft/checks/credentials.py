@@ -320,8 +320,9 @@ def _letters_claimed(sentence: str, facts: Facts) -> list[str]:
 
 # "I'm also certified in nitrous oxide sedation monitoring": a certification named in words
 _CERTIFIED_IN = re.compile(
-    r"\b(?:I['\u2019]m|I am|I'm also|I am also|also|and)\s+(?:also\s+)?(?:certified|accredited|licensed)\s+"
-    r"(?:in|for|as)\s+((?:an?\s+)?[a-z][\w-]*(?:\s+(?!and\b|by\b|through\b|from\b|with\b|at\b)[a-z][\w-]*){0,5})"
+    r"\b(?:I['\u2019]m|I am|also|and)\s+(?:also\s+)?"
+    r"(?:(?:certified|accredited|licensed)\s+(?:in|for)|an?\s+certified)\s+"
+    r"((?:an?\s+)?[a-z][\w-]*(?:\s+(?!and\b|by\b|through\b|from\b|with\b|at\b|in\b|to\b)[a-z][\w-]*){0,5})"
 )
 
 

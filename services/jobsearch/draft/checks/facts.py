@@ -278,6 +278,7 @@ class Facts:
         return (
             contains(self.profile_text, skill)
             or (other is not None and contains(self.profile_text, other))
+            or (skill.endswith("s") and contains(self.profile_text, skill[:-1]))  # "SWT-3.6s"
             or any(
                 len(s.split()) >= 2 and "".join(w[0] for w in s.split() if w not in _CONNECTORS) == skill
                 for s in self.profile_skills

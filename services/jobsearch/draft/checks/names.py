@@ -193,6 +193,16 @@ def _region_employer(tokens: list[Word], i: int, facts: Facts) -> bool:
     return before in {"at", "joined"} and (not after.islower() or after in {"and", "or"})
 
 
+def _declined(token: str, facts: Facts) -> bool:
+    """A known name in another case ("Marto" for Marta): its first four letters, or three and one
+    changed letter before the end, those of a capitalised word of the sources."""
+    plain = deaccent(token)
+    return len(plain) >= 4 and any(
+        len(n) >= 4 and n[:1].isupper() and deaccent(n)[:3] == plain[:3] and abs(len(n) - len(plain)) <= 1
+        for n in facts.names
+    )
+
+
 def _only_in_a_company(key: str, facts: Facts) -> bool:
     """Whether a folded word is known only as part of a company's name: every time a source writes
     it, a word of the same name stands beside it ("Auer" of Palais Auer is nobody's surname)."""
@@ -223,6 +233,8 @@ def _unknown_word(tokens: list[Word], i: int, facts: Facts, lower: set[str], *, 
     word = tokens[i]
     unknown = not _known(word, facts, lower, opens, following) and not _tolerated(word, facts)
     honoured = i > 0 and tokens[i - 1].bare.lower() in HONORIFICS
+    if unknown and honoured and _declined(word.bare, facts):
+        unknown = False  # "Pani Marto", "Panie Pawle": Marta and Paweł, as Polish addresses them
     return (
         unknown
         or _region_employer(tokens, i, facts)

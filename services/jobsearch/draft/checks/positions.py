@@ -64,7 +64,7 @@ HONORIFICS = frozenset(
     {
         "dr", "mr", "mrs", "ms", "mx", "miss", "prof", "professor", "frau", "herr", "me", "madame",
         "monsieur", "mme", "mlle", "sr", "sra", "srta", "señor", "señora", "dona", "dom", "sig",
-        "signora", "signor", "pan", "pani", "sir", "madam", "dame", "rev", "eng", "ing",
+        "signora", "signor", "pan", "pani", "panie", "sir", "madam", "dame", "rev", "eng", "ing",
     }
 )  # fmt: skip
 HONORIFIC_SUFFIX = re.compile(r"-(?:san|sama|sensei|kun|ji|ssi|nim)$", re.IGNORECASE)

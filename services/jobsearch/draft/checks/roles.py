@@ -25,7 +25,7 @@ from jobsearch.draft.checks.facts import Facts, initialisms, strip_legal
 from jobsearch.draft.checks.text import contains, fold, sentences
 from jobsearch.draft.checks.units import held_as_unit
 from jobsearch.draft.checks.verdict import verdict
-from jobsearch.draft.checks.vocabulary import ROLE_NOUNS, TITLE_FILLER
+from jobsearch.draft.checks.vocabulary import LEVELS, ROLE_NOUNS, TITLE_FILLER
 from jobsearch.jobs import Check
 
 _CAP = r"(?!I\b|I['\u2019])[A-Z][\w&'\u2019.-]*"
@@ -37,6 +37,7 @@ _WORKED = re.compile(
     rf"|\bmy\s+(?:\w+\s+)?(?:time|role|work|years?|tenure|position|job|stint|days)\s+(?:\w+\s+){{0,3}}?(?:at|with)"
     rf"|\b(?:while|when I was)\s+at|\bduring my (?:\w+\s+)?(?:time|years?) at|^At)\s+(?:the\s+)?({_NAME})"
 )
+_HOPE = re.compile(r"\b(?:would|I['\u2019]d|hope|want|wish|keen|love to|like to)\b", re.IGNORECASE)
 _PEOPLE_AFTER = re.compile(
     r"^\s+(?:customers|clients|partners|suppliers|colleagues|teams|patients|users|engineers|students)\b"
 )
@@ -45,7 +46,7 @@ _LEGAL_END = re.compile(r"\b(?:Inc|Ltd|LLC|GmbH|Corp|Corporation|Limited|PLC|AG|
 _WITH = re.compile(rf"\bI(?:'ve| have)?\s+(?:worked|work)\s+(?:\w+\s+){{0,2}}?with\s+(?:the\s+)?({_NAME})")
 
 _TRIGGER = re.compile(
-    r"\b(?:as|am|I'm|been|became|become|was|promoted\s+to|hired\s+as|joined\s+as|work(?:ing|ed)?\s+as|"
+    r"\b(?:as(?!\s+(?:well|much|soon|long|far|many|good|part|a\s+result|such)\b)|am|I'm|been|became|become|was|promoted\s+to|hired\s+as|joined\s+as|work(?:ing|ed)?\s+as|"
     r"role\s+as|position\s+as|job\s+as|here\s+as|finishing\s+as|ending\s+as|currently)\s+"
     r"(?:as\s+)?(?:(?:now|currently|still|already|also)\s+)?(?:an?\s+|the\s+|my\s+)?"
     r"(?:(?:now|currently|still|already|also)\s+)?|^",
@@ -114,6 +115,8 @@ def check_employment(text: str, facts: Facts) -> Check:
             name = match.group(1)
             if _PEOPLE_AFTER.match(sentence[match.end() :]):
                 continue  # "my daily work with US customers": whom, not where
+            if _employer_match(name, [facts.hiring_company]) and _HOPE.search(sentence):
+                continue  # "I would like to make that my main job with Tidewind"
             if not _employer_match(name, facts.employers):
                 bad.append(strip_legal(name))
         for name in _AS_AT.findall(sentence):
@@ -209,6 +212,12 @@ def _modifiers_dropped(title: str, facts: Facts) -> str:
 _CREDENTIAL = re.compile(r"\b(?:certified|accredited|chartered|licensed|registered)\b", re.I)
 
 
+def _before_head(word: str, head: str, facts: Facts) -> bool:
+    """Whether the profile writes `word` a few words before `head` ("offshore wind turbine
+    technician" for "offshore technician")."""
+    return bool(re.search(rf"\b{re.escape(word)}(?:\s+\S+){{0,3}}\s+{re.escape(head)}\b", facts.profile_text))
+
+
 def _title_forms(title: str) -> set[str]:
     """The words a profile's title may be written with: its own, short forms written out, and the
     initials of two or three of its words in a row ("qc" for Quality Control Manager)."""
@@ -224,11 +233,19 @@ def _held_title(title: str, facts: Facts) -> bool:
     head, of, place = title.partition(" of ")
     if of and (facts.employers_in(place) or _employer_match(place, [facts.hiring_company])):
         title = head  # "financial controller of Highveld Packaging": the title, at an employer
+    # "a Gulfwing purser": the employer's name before the title is where, not what
+    employer_words = {a for a in facts.employer_aliases if " " not in a} | set(facts.employers)
+    title = " ".join(w for w in title.split() if fold(w) not in employer_words) or title
     key = _title_words(title, facts.places)
     if len(key) <= 1:
         return True  # "as an engineer", "as the lead": no particular title
     phrase = " ".join(key)
     if any(set(key) <= _title_forms(t) for t in facts.titles):
+        return True
+    # "an offshore technician" for a Wind Turbine Technician whose profile says "offshore": the
+    # same post, described with the profile's own words and no level
+    heads = {t.split()[-1] for t in facts.titles if t.split()}
+    if key[-1] in heads and not set(key) & LEVELS and all(_before_head(w, key[-1], facts) for w in key[:-1]):
         return True
     if contains(facts.profile_text, fold(title)):
         return True  # "a CIMA-qualified management accountant": the profile's own words

@@ -18,7 +18,7 @@ from jobsearch.draft.checks.claims import claims
 from jobsearch.draft.checks.lexicon import is_common
 from jobsearch.draft.checks.positions import namelike
 from jobsearch.draft.checks.text import bare, contains, fold, words
-from jobsearch.draft.checks.vocabulary import CERTIFICATION_WORD, COMMON, GAP, LANGUAGES
+from jobsearch.draft.checks.vocabulary import CERTIFICATION_WORD, COMMON, FIRST_PERSON, GAP, LANGUAGES
 
 _HEADING = re.compile(
     r"^\W*(?:nice[\s-]+to[\s-]+haves?|desirable|desired|bonus(?:\s+points)?|preferred|ideally|"
@@ -114,6 +114,7 @@ _WISH = re.compile(
 
 
 # "I know Impella and ECMO are on your list", "I saw that X ...": the person knows of it
+_YOURS = re.compile(r"\b(?:you|your|you're|you've)\b", re.IGNORECASE)
 _AWARE = re.compile(r"\bI\s+(?:know|see|saw|noticed|notice|understand|read)\b")
 
 
@@ -133,7 +134,10 @@ def held(sentence: str, name: str, company: str, *, bullet: bool = False) -> boo
     distinctive = {w for w in fold(company).split() if len(w) >= 4 and not is_common(w, ("en",))}
     if distinctive & set(fold(sentence).split()):
         return False  # "I saw Northshore is after a Head Nurse for ECC": the listing's
-    own_list = sentence.lstrip()[:1] in "-*\u2022" or bool(OWN_LIST.match(sentence))
+    # the letter's own list: a bullet, a "Certifications:" line, or a note's fragment with no
+    # subject but the person ("GWO BST, BTT, ART and Enhanced First Aid, and 7 years offshore")
+    fragment = not FIRST_PERSON.search(sentence) and not _YOURS.search(sentence)
+    own_list = sentence.lstrip()[:1] in "-*\u2022" or bool(OWN_LIST.match(sentence)) or fragment
     return (
         claims(sentence[: at + len(name)], at)
         or bool(_MINE_AFTER.match(sentence[at + len(name) :]))
