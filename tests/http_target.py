@@ -106,7 +106,11 @@ class HttpTarget:
 def serving() -> Iterator[HttpTarget]:
     """An HttpTarget serving in a thread until the block ends."""
     target = HttpTarget()
-    thread = threading.Thread(target=target.server.serve_forever, name="http-target", daemon=True)
+    # `shutdown()` waits for the loop to see its flag: a 0.5 s poll (the default) made every test
+    # using a target wait ~0.5 s at its end.
+    thread = threading.Thread(
+        target=target.server.serve_forever, kwargs={"poll_interval": 0.05}, name="http-target", daemon=True
+    )
     thread.start()
     try:
         yield target

@@ -73,7 +73,10 @@ class OtlpReceiver:
                 return
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # A short poll: `stop()` waits for the serving loop to see the shutdown flag.
+        threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
 
     def stop(self) -> None:
         """Stop listening."""

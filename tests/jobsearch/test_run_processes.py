@@ -88,7 +88,9 @@ class HeldBoard:
 def board() -> Iterator[HeldBoard]:
     """A held board serving in a thread; every hold is let go at the end."""
     held = HeldBoard()
-    thread = threading.Thread(target=held.server.serve_forever, name="held-board", daemon=True)
+    thread = threading.Thread(
+        target=held.server.serve_forever, kwargs={"poll_interval": 0.05}, name="held-board", daemon=True
+    )
     thread.start()
     try:
         yield held

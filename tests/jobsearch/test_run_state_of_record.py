@@ -1,6 +1,6 @@
 """`jobsearch run` end to end: the data dir's SQLite alone decides what is new to the person.
 
-Real `jobsearch serve STAGE` processes on one real nats-server, the sample board (300 generated
+Real `jobsearch serve STAGE` processes on one real nats-server, the sample board (150 generated
 postings), the offline provider, and the platform's default two-minute duplicate window (every
 run here falls inside it, as a person's second run of the morning does). No JETJOBS_NAMESPACE:
 each data dir's jobs live in its own namespace.
@@ -24,7 +24,9 @@ from tests.jobsearch.export_support import sheet_rows
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(600)]
 
-SIZE = 300
+# Every filter on drops 138 of these (deterministic) postings, and the wider search then finds 125
+# new: each over the 100 the test asks for. Each run drafts all it finds: the size is its cost.
+SIZE = 150
 _LISTINGS = re.compile(
     r"listings   seen (\d+) = new (\d+) \+ updated (\d+) \+ merged (\d+) \+ unchanged (\d+) \+ filtered (\d+)"
 )

@@ -76,29 +76,33 @@ async def test_unchanged_fragment_answers_304_without_rendering_or_reading(
 ) -> None:
     """With 300 dead letters, the dead-letter section's refresh answers 304 while nothing changed:
     the server renders nothing and reads no dead letter. One new letter is then read alone (not
-    the 300 again), rendered once, and shown first."""
+    the 300 again), rendered once, and shown first.
+
+    The page's clock is Playwright's: each refresh is brought on by running the clock past the
+    section's 3 s schedule, not by waiting 3 s for it."""
     await put_letters(nc, settings, 300)
     async with ops_in_process(nc, settings) as (url, app):
         ops = ops_of(app)
+        await page.clock.install()
         await page.goto(url)
         await expect(page.locator("#dead-total")).to_contain_text("300 dead letters, newest first")
         assert ops.index.reads == 300
         async with page.expect_response(is_fragment("deadletters", 304)):
-            pass
+            await page.clock.run_for(3_100)
         async with page.expect_response(is_fragment("deadletters", 304)):
-            pass
+            await page.clock.run_for(3_100)
         assert ops.renders["deadletters"] == 0
         assert ops.index.reads == 300
 
         await put_letters(nc, settings, 1, start=300)
         async with page.expect_response(is_fragment("deadletters", 200)):
-            pass
+            await page.clock.run_for(3_100)
         await expect(page.locator("#deadletters tbody tr").first).to_have_attribute("data-dead", "job-0300")
         await expect(page.locator("#dead-total")).to_contain_text("301 dead letters")
         assert ops.renders["deadletters"] == 1
         assert ops.index.reads == 301
         async with page.expect_response(is_fragment("deadletters", 304)):
-            pass
+            await page.clock.run_for(3_100)
         assert ops.renders["deadletters"] == 1
 
 
