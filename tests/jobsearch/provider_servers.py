@@ -113,8 +113,11 @@ class ProviderServer:
                 for name, value in extra.items():
                     self.send_header(name, value)
                 self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # a hanging provider's late answer to a client that gave up: expected
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass
