@@ -8,9 +8,10 @@ from datetime import date
 import msgspec
 import pytest
 
-from jobsearch.draft.checks import Facts, run_checks
+from jobsearch.draft.checks import Facts
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
+from tests.jobsearch.check_failures import failures
 
 TODAY = date(2026, 12, 1)  # Initech since 2020-03: 6.75 years; Hooli 2016-09 to 2020-02: 3.5
 
@@ -18,10 +19,6 @@ TODAY = date(2026, 12, 1)  # Initech since 2020-03: 6.75 years; Hooli 2016-09 to
 @pytest.fixture
 def facts(profile: Profile, corpus: dict[str, MergedListing]) -> Facts:
     return Facts.of(profile, corpus["plain-backend"], today=TODAY)
-
-
-def failures(text: str, facts: Facts) -> dict[str, str]:
-    return {c.name: c.detail for c in run_checks("connection_note", text, facts, 220) if not c.passed}
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from jobsearch.draft.checks import Facts, run_checks
+from jobsearch.draft.checks import Facts
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
+from tests.jobsearch.check_failures import failures
 
 _ENGINEER: dict[str, Any] = {
     "person": {
@@ -53,10 +54,6 @@ def engineer() -> Facts:
         "Questions? Talk to Mereana Tait.",
     )
     return Facts.of(msgspec.convert(_ENGINEER, Profile), listing, today=date(2026, 12, 1))
-
-
-def failures(text: str, facts: Facts) -> dict[str, str]:
-    return {c.name: c.detail for c in run_checks("connection_note", text, facts, 220) if not c.passed}
 
 
 @pytest.mark.parametrize(

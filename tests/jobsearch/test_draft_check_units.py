@@ -9,9 +9,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from jobsearch.draft.checks import Facts, run_checks
+from jobsearch.draft.checks import Facts
 from jobsearch.listing import MergedListing
 from jobsearch.profile import Profile
+from tests.jobsearch.check_failures import failures
 
 TODAY = date(2026, 12, 1)
 
@@ -89,10 +90,6 @@ def surveyor() -> Facts:
         "Corrib Build runs public works in Galway. Measure to NRM2; CostX is our estimating tool.\n"
         "Nice to have: 5D BIM in Revit.\nContact: Fergal Keane.",
     )
-
-
-def failures(text: str, facts: Facts) -> dict[str, str]:
-    return {c.name: c.detail for c in run_checks("connection_note", text, facts, 220) if not c.passed}
 
 
 @pytest.mark.parametrize(

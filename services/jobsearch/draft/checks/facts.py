@@ -159,6 +159,8 @@ class Facts:
     person_names: set[str]  # the person's own name and signature words (folded)
     places: set[str] = field(default_factory=set)  # words of every location of the sources (folded)
     profile_skills: set[str] = field(default_factory=set)  # the profile's skills list (folded)
+    # the initials of its skills of two to four words ("gtm" for Google Tag Manager)
+    skill_initials: set[str] = field(default_factory=set)
     listing_places: set[str] = field(default_factory=set)  # words of the listing's locations (folded)
     listing_lower: set[str] = field(default_factory=set)  # words the listing writes in lower case
     language: str = "en"  # the profile's `writing.language`
@@ -185,6 +187,11 @@ class Facts:
         if profile.writing.signature:
             pieces.append(profile.writing.signature)
         profile_plain = "\n".join(pieces)
+        skill_initials = {
+            "".join(w[0] for w in fold(k).split() if w not in _CONNECTORS)
+            for k in person.skills
+            if 2 <= len(fold(k).split()) <= 4
+        }
         listing_raw = "\n".join(
             [
                 listing.title,
@@ -205,8 +212,7 @@ class Facts:
             listing_text=listing_text,
             names=_names(sources, [*(r.employer for r in person.experience), listing.company,
                                    *(s.institution for s in person.education)],
-                         {"".join(w[0] for w in fold(k).split() if w not in _CONNECTORS)
-                          for k in person.skills if 2 <= len(fold(k).split()) <= 4}),
+                         skill_initials),
             vocabulary=set(fold(sources).split()),
             employers=list(dict.fromkeys(fold(strip_legal(r.employer)) for r in person.experience)),
             employer_aliases={
@@ -236,6 +242,7 @@ class Facts:
             places=set(fold(" ".join([person.location or "", *(r.location or "" for r in person.experience),
                                       *listing.locations])).split()),
             profile_skills={fold(x) for x in person.skills},
+            skill_initials=skill_initials,
             listing_lower={w.lower() for w in re.findall(r"[^\W\d_]+", listing_plain) if w.islower()},
             person_names=set(fold(f"{person.name} {profile.writing.signature or ''}").split()),
             injected=injected,
@@ -279,10 +286,7 @@ class Facts:
             contains(self.profile_text, skill)
             or (other is not None and contains(self.profile_text, other))
             or (skill.endswith("s") and contains(self.profile_text, skill[:-1]))  # "SWT-3.6s"
-            or any(
-                len(s.split()) >= 2 and "".join(w[0] for w in s.split() if w not in _CONNECTORS) == skill
-                for s in self.profile_skills
-            )
+            or skill in self.skill_initials
         )
 
 

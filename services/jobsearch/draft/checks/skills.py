@@ -32,7 +32,7 @@ from jobsearch.draft.checks.vocabulary import (
     SKILLS,
     WORDS_TOO,
 )
-from jobsearch.draft.checks.wished import held, wished_in
+from jobsearch.draft.checks.wished import YOURS, fragment, held, names_company, wished_in
 from jobsearch.jobs import Check
 
 _LONGEST = max(len(s.split()) for s in SKILLS)
@@ -130,11 +130,12 @@ def listing_tools(clause: str, facts: Facts, sentence: str = "") -> list[str]:
         introduced = after_intro and bool(_TOOL_VERB.search(clause[: tokens[k].end]))
         listed = previous_end >= 0 and bool(_LIST.match(clause[previous_end : tokens[i].start]))
         # "cellar inventory in BinWise": a name written as a product's, in a note's fragment
-        fragment = after_intro and _camel(name) and _fragment(sentence or clause)
+        whole = sentence or clause
+        product = after_intro and _camel(name) and _fragment(whole)
         # a note's fragment about the person's own work ("daily work in IDeaS and Duetto")
-        about_me = _fragment(sentence or clause) and not _names_company(sentence or clause, facts)
-        if (introduced or listed or fragment) and (
-            fragment or about_me or _claims(clause, tokens[i].start, sentence or clause)
+        about_me = _fragment(whole) and not names_company(whole, facts.hiring_company)
+        if (introduced or listed or product) and (
+            product or about_me or _claims(clause, tokens[i].start, whole)
         ):
             previous_end = tokens[j].end
             key = fold(name)
@@ -159,9 +160,6 @@ def listing_tools(clause: str, facts: Facts, sentence: str = "") -> list[str]:
     return found
 
 
-_YOURS = re.compile(r"\b(?:you|your|you're|you've)\b", re.IGNORECASE)
-
-
 def _camel(name: str) -> bool:
     """A name written as a product's, with a capital inside a word: "BinWise", "ezyVet", "CostX"."""
     return any(_INNER_CAPITAL.search(w) and not _SURNAME_PREFIX.match(w) for w in name.split())
@@ -174,15 +172,8 @@ _SURNAME_PREFIX = re.compile(r"^(?:Mc|Mac|O'|D'|De|Di|Da|La|Le|Van|Von)[A-Z]")
 
 
 def _fragment(sentence: str) -> bool:
-    """A note's fragment: a sentence with no subject but the person, no "you" and no gap word."""
-    return not FIRST_PERSON.search(sentence) and not _YOURS.search(sentence) and not GAP.search(sentence)
-
-
-def _names_company(sentence: str, facts: Facts) -> bool:
-    """Whether a sentence names the hiring company by a distinctive word of its name (then what
-    it names may be the company's)."""
-    distinctive = {w for w in facts.hiring_company.split() if len(w) >= 4 and not is_common(w, ("en",))}
-    return bool(set(fold(sentence).split()) & distinctive)
+    """A note's fragment (`wished.fragment`) with no gap word either."""
+    return fragment(sentence) and not GAP.search(sentence)
 
 
 def _in_no_source(name: str, facts: Facts) -> bool:
@@ -212,7 +203,7 @@ def listed_with_held(clause: str, sentence: str, facts: Facts) -> list[str]:
     person (a note's fragment), with no gap, wish or "your" in it."""
     if _NOT_HELD.search(clause):
         return []
-    fragment = _fragment(sentence)
+    note = _fragment(sentence)
     tokens = words(clause)
     found: list[str] = []
     for i, word in enumerate(tokens[1:], start=1):
@@ -238,7 +229,7 @@ def listed_with_held(clause: str, sentence: str, facts: Facts) -> list[str]:
             and key not in CERTIFICATIONS
             and key not in facts.vocabulary
         )
-        if (wished or acronym) and (claims(clause, word.start) or fragment):
+        if (wished or acronym) and (claims(clause, word.start) or note):
             found.append(token)
     return found
 
@@ -261,7 +252,7 @@ def _experience_of(clause: str, at: int) -> bool:
         bool(_YEARS_OF.search(clause[:at]))
         and not GAP.search(phrase)
         and not _NOT_HELD.search(phrase)
-        and not _YOURS.search(phrase)
+        and not YOURS.search(phrase)
     )
 
 

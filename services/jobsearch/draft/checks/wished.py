@@ -114,7 +114,21 @@ _WISH = re.compile(
 
 
 # "I know Impella and ECMO are on your list", "I saw that X ...": the person knows of it
-_YOURS = re.compile(r"\b(?:you|your|you're|you've)\b", re.IGNORECASE)
+YOURS = re.compile(r"\b(?:you|your|you're|you've)\b", re.IGNORECASE)
+
+
+def fragment(sentence: str) -> bool:
+    """A note's fragment: a sentence with no subject but the person and no "you"."""
+    return not FIRST_PERSON.search(sentence) and not YOURS.search(sentence)
+
+
+def names_company(sentence: str, company: str) -> bool:
+    """Whether a sentence names the hiring company by a distinctive word of its name (then what
+    it names may be the company's)."""
+    distinctive = {w for w in fold(company).split() if len(w) >= 4 and not is_common(w, ("en",))}
+    return bool(distinctive & set(fold(sentence).split()))
+
+
 _AWARE = re.compile(r"\bI\s+(?:know|see|saw|noticed|notice|understand|read)\b")
 
 
@@ -131,13 +145,11 @@ def held(sentence: str, name: str, company: str, *, bullet: bool = False) -> boo
     own = sentence[: at + len(name) + comma.start()] if comma else sentence
     if GAP.search(own) or _WISH.search(sentence[:at]) or _AWARE.search(sentence[:at]):
         return False
-    distinctive = {w for w in fold(company).split() if len(w) >= 4 and not is_common(w, ("en",))}
-    if distinctive & set(fold(sentence).split()):
+    if names_company(sentence, company):
         return False  # "I saw Northshore is after a Head Nurse for ECC": the listing's
     # the letter's own list: a bullet, a "Certifications:" line, or a note's fragment with no
     # subject but the person ("GWO BST, BTT, ART and Enhanced First Aid, and 7 years offshore")
-    fragment = not FIRST_PERSON.search(sentence) and not _YOURS.search(sentence)
-    own_list = sentence.lstrip()[:1] in "-*\u2022" or bool(OWN_LIST.match(sentence)) or fragment
+    own_list = sentence.lstrip()[:1] in "-*\u2022" or bool(OWN_LIST.match(sentence)) or fragment(sentence)
     return (
         claims(sentence[: at + len(name)], at)
         or bool(_MINE_AFTER.match(sentence[at + len(name) :]))
