@@ -19,6 +19,7 @@ import itertools
 import re
 
 from jobsearch.draft.checks.facts import SYNONYMS, Facts, degree_families, initialisms
+from jobsearch.draft.checks.licences import licences_claimed
 from jobsearch.draft.checks.text import bare, clauses, contains, fold, sentences, words
 from jobsearch.draft.checks.units import held_as_unit
 from jobsearch.draft.checks.verdict import verdict
@@ -36,7 +37,7 @@ from jobsearch.jobs import Check
 _DEGREE = re.compile(
     r"\b(?:ph\.?\s?d|doctorate|m\.?b\.?a|master'?s?|m\.?sc(?:[A-Z][A-Za-z]?)?|bachelor'?s?|b\.?sc(?:[A-Z][A-Za-z]?)?|b\.?a\.|m\.?a\.|b\.?eng|"
     r"m\.?eng|b\.?tech|m\.?tech|(?:higher\s+)?diploma|degree|pharm\.?\s?d|[bm]\.?\s?pharm|[bm]\.ed|"
-    r"ll\.?[bm]|ed\.d|bacharelado|licenciatura)(?!\w)",
+    r"ll\.?[bm]|ed\.d|bacharelado|licenciatura|cert(?:ificate)?\.?\s+(?:iv|iii|ii|i|[1-4]))(?!\w)",
     re.IGNORECASE,
 )
 _FIELD = re.compile(
@@ -245,7 +246,8 @@ def _describes_a_thing(name: str, clause: str, facts: Facts) -> bool:
     following = re.match(r"\s+([a-z][a-z-]+)", clause[at + len(name) :]) if at >= 0 else None
     return (
         following is not None
-        and CERTIFICATION_WORD.fullmatch(name.rsplit(maxsplit=1)[-1]) is not None
+        # "an AVMA-accredited school": the word, or a name's "-accredited", said of a thing
+        and CERTIFICATION_WORD.fullmatch(name.rsplit(maxsplit=1)[-1].rsplit("-", 1)[-1]) is not None
         and following.group(1) not in _PERSON_NOUNS
         and fold(following.group(1)) not in ROLE_NOUNS
         and contains(facts.listing_text, fold(name))
@@ -345,6 +347,7 @@ def check_certifications(text: str, facts: Facts) -> Check:
         if not NEGATION.search(sentence) and not GAP.search(sentence):
             bad += [n for n in _letters_claimed(sentence, facts) if n not in bad]
             bad += [n for n in _certified_in(sentence, facts) if n not in bad]
+            bad += [n for n in licences_claimed(sentence, facts) if n not in bad]
         # brackets do not part a certification from its name: "VTS (ECC) certified"
         for clause in clauses(re.sub(r"[()\[\]]", " ", sentence)):
             if _gap_before_last_part(clause):

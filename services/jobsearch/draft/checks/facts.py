@@ -56,6 +56,11 @@ _DEGREE_FAMILIES: dict[str, re.Pattern[str]] = {
         re.I,
     ),
     "diploma": re.compile(r"\bdiploma\b|\bdiplom\b", re.I),
+    # Australia's vocational certificates, by level: "Certificate III", "Cert IV"
+    "certificate i": re.compile(r"\bcert(?:ificate)?\.?\s+(?:i|1)(?!\w)", re.I),
+    "certificate ii": re.compile(r"\bcert(?:ificate)?\.?\s+(?:ii|2)(?!\w)", re.I),
+    "certificate iii": re.compile(r"\bcert(?:ificate)?\.?\s+(?:iii|3)(?!\w)", re.I),
+    "certificate iv": re.compile(r"\bcert(?:ificate)?\.?\s+(?:iv|4)(?!\w)", re.I),
     "associate": re.compile(r"\bassociate'?s degree\b|\bassociate of (?:arts|science)\b", re.I),
 }
 _UNIVERSITY = frozenset(
@@ -184,6 +189,8 @@ class Facts:
             pieces += [role.employer, role.title, role.location or "", *role.highlights]
         for school in person.education:
             pieces += [school.institution, school.degree or "", school.field or "", str(school.year or "")]
+            # and as one unit: "PCP certificate" for a Certificate in Primary Care Paramedic
+            pieces.append(f"{school.degree or ''} {school.field or ''} {school.institution}")
         if profile.writing.signature:
             pieces.append(profile.writing.signature)
         profile_plain = "\n".join(pieces)
@@ -377,6 +384,9 @@ def _durations(profile: Profile, today: date) -> dict[str, set[float]]:
         earliest = min(s for s, _ in spans)
         total |= _lengths((today - earliest).days / 365.25)
         total |= _lengths(sum((e - s).days for s, e in spans) / 365.25)
+        # the roles from one of them up to now ("nearly ten years in brand roles": the last two)
+        latest = max(e for _, e in spans)
+        total |= {x for s, _ in spans for x in _lengths((latest - s).days / 365.25)}
         for lengths in out.values():
             total |= lengths
     out[""] = total

@@ -38,7 +38,9 @@ _FIGURE = re.compile(
     (?P<cur>[€$£¥]|eur\s|usd\s|gbp\s|chf\s)?
     (?:
         (?P<num>\d{{1,3}}(?:[,\u202f\u00a0]\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)
-      | (?P<word>(?:{_TENS_WORDS})(?:[-\s](?:{_ONES_WORDS}))?|(?:{_WORD_NUMBER}))
+      | (?P<word>(?:(?:a|{_ONES_WORDS})\s+hundred(?:\s+and\s+|\s+)(?=(?:{_WORD_NUMBER})\b))?
+                (?:(?:{_TENS_WORDS})(?:[-\s](?:{_ONES_WORDS}))?|(?:{_WORD_NUMBER}))
+              | (?:a|{_ONES_WORDS})\s+hundred(?!\s+(?:and\s+)?(?:{_WORD_NUMBER})\b))
     )
     (?P<half>\s+and\s+a\s+half)?
     (?:\s?(?P<scale>hundred|thousand|million|billion|mn|bn)\b|(?P<short>[km]|bn?)(?![\w\u2013-]))?
@@ -69,10 +71,15 @@ class Figure:
     plus: bool = False
 
 
-def _word_value(word: str) -> float | None:
+def word_value(word: str) -> float | None:
+    """The value of a number in words: "twenty-eight", "a hundred and eighty"."""
     total = 0.0
     for part in re.split(r"[-\s]+", word.lower()):
-        if part in _TENS:
+        if part == "hundred":
+            total = (total or 1) * 100
+        elif part in {"a", "and"}:
+            continue
+        elif part in _TENS:
             total += _TENS[part]
         elif part in _UNITS:
             total += _UNITS[part]
@@ -117,10 +124,10 @@ def figures(text: str) -> list[Figure]:
             word = match.group("word")
             if word.lower() in _NOT_FIGURE_WORDS and not match.group("unit") and not match.group("scale"):
                 continue
-            word_value = _word_value(word)
-            if word_value is None:
+            in_words = word_value(word)
+            if in_words is None:
                 continue
-            value = word_value
+            value = in_words
         if _CLOCK.match(text[match.end() :]):
             continue  # a time of day
         if _LIST_NUMBER.match(text[: match.start()]) and re.match(r"[.)](?:\s|$)", text[match.end() :]):

@@ -24,6 +24,7 @@ import re
 from jobsearch.draft.checks.facts import Facts, deaccent, degree_families
 from jobsearch.draft.checks.lexicon import is_common
 from jobsearch.draft.checks.positions import HONORIFIC_SUFFIX, HONORIFICS, claimed, greeting_length, namelike
+from jobsearch.draft.checks.schools import part_of
 from jobsearch.draft.checks.text import Word, bare, fold, sentences, words
 from jobsearch.draft.checks.units import spelled_out
 from jobsearch.draft.checks.verdict import verdict
@@ -35,6 +36,7 @@ from jobsearch.draft.checks.vocabulary import (
     GENERIC_ACRONYMS,
     GENERIC_CAPS,
     GREETINGS,
+    LANGUAGE_CODES,
     LANGUAGES,
     NOUNS_CAPITALISED,
     ROLE_NOUNS,
@@ -110,11 +112,29 @@ def _plain_word(word: str, facts: Facts, lower: set[str]) -> bool:
     )
 
 
+# Words a letter writes short ("Cert III" for Certificate III, "Dip" for Diploma)
+_ABBREVIATED = {"cert": "Certificate", "certs": "Certificates", "dip": "Diploma", "adv": "Advanced",
+                "mgmt": "Management", "assoc": "Associate", "univ": "University", "dept": "Department",
+                "intl": "International", "govt": "Government"}  # fmt: skip
+
+
+def _language_pair(token: str, facts: Facts) -> bool:
+    """A pair of language codes of languages the sources name ("EN-ES", "EN>DE")."""
+    parts = re.split(r"[-/>\u2013\u2192]+", token)
+    return len(parts) >= 2 and all(LANGUAGE_CODES.get(p.lower(), "-") in facts.vocabulary for p in parts if p)
+
+
 def _name_known(token: str, facts: Facts) -> bool:
     """Whether a capitalised token is a name of the sources: as written, in its singular ("P&Ls",
     "Canadians"), cut short ("Physio"), or, hyphenated, by each capitalised part ("Java-to-Kotlin")."""
     key = token.lower()
-    if token in facts.names or f"~{key}" in facts.names or deaccent(token) in facts.names:
+    if (
+        token in facts.names
+        or f"~{key}" in facts.names
+        or deaccent(token) in facts.names
+        or _ABBREVIATED.get(key.rstrip(".")) in facts.names  # "Cert III" for Certificate III
+        or _language_pair(token, facts)  # "EN-ES"
+    ):
         return True
     if (
         len(token) > 2
@@ -284,6 +304,8 @@ def _reported(tokens: list[Word], run: list[int], facts: Facts, lower: set[str])
         fold(tokens[run[-1]].bare) not in ROLE_NOUNS
         and not _spells_out_known(tokens, run, facts, lower)
         and not _a_group(tokens, run, facts)
+        # "Iowa State University College of Veterinary Medicine": a college of the profile's school
+        and not part_of(" ".join(tokens[i].bare for i in run), facts)
     )
 
 

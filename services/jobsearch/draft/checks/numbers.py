@@ -16,7 +16,8 @@ import re
 
 from jobsearch.draft.checks.claims import claims
 from jobsearch.draft.checks.facts import Facts
-from jobsearch.draft.checks.figures import Figure, figures, same
+from jobsearch.draft.checks.figures import Figure, figures, same, word_value
+from jobsearch.draft.checks.teams import unsupported_teams
 from jobsearch.draft.checks.text import clauses, contains, fold, sentences
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.jobs import Check
@@ -85,6 +86,9 @@ def _duration_ok(figure: Figure, clause: str, before: str, facts: Facts, sentenc
         # no employer, or several, or longer than the stay named ("thirteen years, starting at
         # Brouwer in 2013"): the career's totals too
         allowed |= facts.durations.get("", set())
+    if not employers and (not facts.employers_in(sentence) or _THIS_ROLE.search(clause)):
+        # "over five years in this role": no employer named in the sentence, any job's span
+        allowed |= {a for spans in facts.durations.values() for a in spans}
     if figure.plus:
         return any(a >= years for a in allowed) or _stated(figure, facts)
     rough = _ROUGHLY.search(before)
@@ -99,6 +103,7 @@ def _duration_ok(figure: Figure, clause: str, before: str, facts: Facts, sentenc
     return not employers and _stated(figure, facts)
 
 
+_THIS_ROLE = re.compile(r"\b(?:this|my\s+current|current|present|my)\s+(?:role|job|position|post)\b", re.I)
 _RELATIVE_PLACE = re.compile(r"^\s*(?:where|there|which)\b", re.IGNORECASE)
 _LATER = re.compile(r"^\s+(?:later|after|afterwards|on(?=\s*[,.;]|\s*$)|earlier|before)\b", re.IGNORECASE)
 _ANOTHER = re.compile(r"\b(?:another|a\s+further|further)\s+$", re.IGNORECASE)
@@ -145,7 +150,9 @@ _BOUND = re.compile(
 def _bounds(figure: Figure, before: str, known: set[tuple[float, str]]) -> bool:
     """A figure said as a bound ("over 200", "under 60%") on a figure of the sources within a
     quarter of it, on the side the bound says."""
-    match = _BOUND.search(re.sub(r"(?:[€$£¥]|R\$|eur|usd|gbp)\s*$", "", before, flags=re.I))
+    match = _BOUND.search(re.sub(r"(?:[€$£¥₦₹]|[A-Z]{1,3}\$|eur|usd|gbp)\s*$", "", before, flags=re.I))
+    if figure.plus and figure.value > 0:  # "a €2bn+ portfolio" for €2.1bn: at least
+        return any(unit == figure.unit and figure.value <= v <= figure.value * 1.25 for v, unit in known)
     if match is None or figure.value <= 0:
         return False
     for value, unit in known:
@@ -204,7 +211,8 @@ def _no_claim(figure: Figure, clause: str, facts: Facts) -> bool:
         return True
     if figure.value <= 6 and _ITEMS.match(clause[figure.start + len(figure.text) :]):
         return True  # "three things from your posting": the letter's own list
-    if _listing_term(figure, clause, facts) or _named_number(figure, clause, facts):
+    # a term or name of the sources, or a share in words ("two in five" for 40%)
+    if any(f(figure, clause, facts) for f in (_listing_term, _named_number, _share)):
         return True
     if figure.unit == "" and _POST.search(clause) and _stated(figure, facts):
         return True  # "the ongoing role for 2027": the listing's own figure, of the post
@@ -212,6 +220,52 @@ def _no_claim(figure: Figure, clause: str, facts: Facts) -> bool:
         return True  # "I'm fine with 30% travel": the listing's term, said back
     own = facts.profile_figures if claims(clause, figure.start) else facts.figures
     return figure.unit not in {"year", "month"} and _bounds(figure, clause[: figure.start], own)
+
+
+_ELIDED_AFTER = re.compile(r"^\s+(?:or\s+so\b|(?:in|at|as|of|with|on|doing|working)\s)", re.I)
+
+
+def _elided_years(figure: Figure, clause: str, sentence: str) -> bool:
+    """A bare number that is a span of years the sentence has already named ("more than twelve
+    years in marketing and nearly ten in brand roles", "for the last eight or so")."""
+    if figure.unit or not re.search(r"\byears?\b", sentence, re.I):
+        return False
+    after, before = clause[figure.start + len(figure.text) :], clause[: figure.start]
+    approximate = bool(_ROUGHLY.search(before) or _LAST.search(before) or re.match(r"\s+or\s+so\b", after))
+    return approximate and bool(_ELIDED_AFTER.match(after)) and figure.value < 60
+
+
+# "two in five came from Spanish-speaking families" for 40%: a share in words
+_SHARE_BEFORE = re.compile(r"\b([\w-]+)\s+(?:in|out\s+of)\s+$", re.I)
+_SHARE_AFTER = re.compile(r"^\s+(?:in|out\s+of)\s+([\w-]+)\b", re.I)
+
+
+def _share(figure: Figure, clause: str, facts: Facts) -> bool:
+    """A figure of a share said in words ("two in five", "1 in 4") whose percentage a source
+    states, within three points."""
+    before = _SHARE_BEFORE.search(clause[: figure.start])
+    after = _SHARE_AFTER.match(clause[figure.start + len(figure.text) :])
+    other = _word_or_digits(before[1] if before else after[1] if after else "")
+    if other is None or figure.unit:
+        return False
+    part, whole = (other, figure.value) if before else (figure.value, other)
+    if not 0 < part < whole:
+        return False
+    share = 100 * part / whole
+    return any(unit == "%" and abs(value - share) <= 3 for value, unit in facts.figures)
+
+
+def _word_or_digits(word: str) -> float | None:
+    return float(word) if word.isdigit() else word_value(word)
+
+
+def _own_span(figure: Figure, found: list[Figure], clause: str) -> str:
+    """The part of a clause a duration speaks of: up to the durations before and after it ("over
+    five years in this role, after nearly four years at Tanjong Foods": Tanjong is the second's)."""
+    spans = [f for f in found if f.unit in {"year", "month"}]
+    before = [f.start + len(f.text) for f in spans if f.start < figure.start]
+    after = [f.start for f in spans if f.start > figure.start]
+    return clause[max(before, default=0) : min(after, default=len(clause))]
 
 
 def unstated(text: str, facts: Facts) -> list[str]:
@@ -223,15 +277,21 @@ def unstated(text: str, facts: Facts) -> list[str]:
         wrapped = f"{previous} {sentence}" if previous and previous.rstrip()[-1:] not in ".!?:" else ""
         previous = sentence
         for clause in clauses(sentence):
-            for figure in figures(clause):
+            found = figures(clause)
+            for figure in found:
                 if _no_claim(figure, clause, facts):
                     continue
                 if figure.unit in {"year", "month"}:
+                    span = _own_span(figure, found, clause)
                     ok = (
-                        _duration_ok(figure, clause, clause[: figure.start], facts, sentence)
+                        _duration_ok(figure, span, clause[: figure.start], facts, sentence)
                         or _interval(figure, clause, facts)
                         or (bool(wrapped) and _duration_ok(figure, wrapped, clause[: figure.start], facts))
                     )
+                elif _elided_years(figure, clause, sentence):  # "nearly ten in brand roles"
+                    span = _own_span(figure, found, clause)
+                    as_years = Figure(figure.value, "year", figure.text, figure.start)
+                    ok = _duration_ok(as_years, span, clause[: figure.start], facts, sentence)
                 elif (
                     figure.unit in {"day", "week"} and _RATE.match(clause[figure.start + len(figure.text) :])
                 ) or _HOURS.match(clause[figure.start + len(figure.text) :]):
@@ -254,4 +314,5 @@ def unstated(text: str, facts: Facts) -> list[str]:
 def check_numbers(text: str, facts: Facts) -> Check:
     """No figure that the profile and the listing do not state or give."""
     bad = unstated(text, facts)
+    bad += [t for t in unsupported_teams(text, facts) if not any(b in t for b in bad)]
     return verdict("numbers", bad, lambda shown: f"states {shown}, in neither your profile nor the listing")

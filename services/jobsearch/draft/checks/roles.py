@@ -25,7 +25,7 @@ from jobsearch.draft.checks.facts import Facts, initialisms, strip_legal
 from jobsearch.draft.checks.text import contains, fold, sentences
 from jobsearch.draft.checks.units import held_as_unit
 from jobsearch.draft.checks.verdict import verdict
-from jobsearch.draft.checks.vocabulary import LEVELS, ROLE_NOUNS, TITLE_FILLER
+from jobsearch.draft.checks.vocabulary import LANGUAGE_CODES, LANGUAGES, LEVELS, ROLE_NOUNS, TITLE_FILLER
 from jobsearch.jobs import Check
 
 _CAP = r"(?!I\b|I['\u2019])[A-Z][\w&'\u2019.-]*"
@@ -115,6 +115,9 @@ def check_employment(text: str, facts: Facts) -> Check:
             name = match.group(1)
             if _PEOPLE_AFTER.match(sentence[match.end() :]):
                 continue  # "my daily work with US customers": whom, not where
+            with_ = re.search(r"\bwith\s+(?:the\s+)?$", sentence[: match.start(1)])
+            if with_ and contains(facts.profile_text, fold(name)):
+                continue  # "my AAC work with LAMP": a tool or client the profile names, not where
             if _employer_match(name, [facts.hiring_company]) and _HOPE.search(sentence):
                 continue  # "I would like to make that my main job with Tidewind"
             if not _employer_match(name, facts.employers):
@@ -182,7 +185,16 @@ _SHORT = {"vet": "veterinary", "dev": "developer", "devs": "developers", "eng": 
           "rep": "representative", "exec": "executive", "asst": "assistant", "ops": "operations",
           "coord": "coordinator", "sparky": "electrician"}  # fmt: skip
 _DESCRIBED = re.compile(
-    r"[\w.]+-(?:based|registered|certified|licensed|chartered|accredited|qualified|trained)\b", re.I
+    r"[\w.]+-(?:based|registered|certified|licensed|chartered|accredited|qualified|trained|appointed)\b"
+    r"|^(?:appointed|named|elected|made)\s+",
+    re.I,
+)
+# "a sworn EN-ES interpreter": a language pair in codes
+_PAIR = re.compile(r"\b([A-Z]{2})\s?(?:-|>|/|<>|\u2013|\u2192)\s?([A-Z]{2})\b")
+# "as a team lead": a lead of a team is what the profile says when it says the person leads one
+_TEAM_LEAD = re.compile(
+    r"\b(?:lead(?:s|ing)?|led)\s+(?:a|the|my|our|\d+)?\s*(?:[\w-]+\s+){0,3}?(?:team|crew|squad)\b"
+    r"|\b(?:lead(?:s|ing)?|led)\s+\d+\s+[a-z]+s\b"
 )
 _QUALIFIERS = frozenset(
     {"registered", "licensed", "qualified", "certified", "chartered", "accredited", "experienced",
@@ -190,9 +202,14 @@ _QUALIFIERS = frozenset(
 )  # fmt: skip
 
 
+def _language(code: str) -> str:
+    return LANGUAGE_CODES.get(code.lower(), code)
+
+
 def _title_words(title: str, places: set[str]) -> list[str]:
     """The words of a claimed title that name the post: short forms written out; qualifiers, a
     place ("a Melbourne chemistry teacher") and a "<place>-based" dropped."""
+    title = _PAIR.sub(lambda m: f"{_language(m[1])} {_language(m[2])}", title)
     key = [_SHORT.get(w, w) for w in fold(_DESCRIBED.sub(" ", title)).split() if w not in TITLE_FILLER]
     return [w for w in key if w not in _QUALIFIERS and w not in places]
 
@@ -233,12 +250,17 @@ def _held_title(title: str, facts: Facts) -> bool:
     head, of, place = title.partition(" of ")
     if of and (facts.employers_in(place) or _employer_match(place, [facts.hiring_company])):
         title = head  # "financial controller of Highveld Packaging": the title, at an employer
+    elif of and head.split() and fold(head.split()[-1]) not in _HEADS and _named_by_profile(place, facts):
+        title = head  # "brand manager of Aurora Botânica": the title, of a brand the profile names
     # "a Gulfwing purser": the employer's name before the title is where, not what
     employer_words = {a for a in facts.employer_aliases if " " not in a} | set(facts.employers)
     title = " ".join(w for w in title.split() if fold(w) not in employer_words) or title
-    key = _title_words(title, facts.places)
-    if len(key) <= 1:
-        return True  # "as an engineer", "as the lead": no particular title
+    # the person's own languages describe the post ("a sworn English-Spanish interpreter")
+    key = [w for w in _title_words(title, facts.places) if not (w in LANGUAGES and facts.has_skill(w))]
+    # "as an engineer", "as the lead": no particular title; "as a team lead" when the profile
+    # "leads a team of 5"
+    if len(key) <= 1 or (set(key) <= {"team", "lead", "leader"} and _TEAM_LEAD.search(facts.profile_text)):
+        return True
     phrase = " ".join(key)
     if any(set(key) <= _title_forms(t) for t in facts.titles):
         return True
@@ -254,6 +276,12 @@ def _held_title(title: str, facts: Facts) -> bool:
     ):
         return True  # "a SATI accredited interpreter": the profile's credential, stated as it is
     return f" {phrase} " in f" {facts.profile_text} "
+
+
+def _named_by_profile(place: str, facts: Facts) -> bool:
+    """Whether a capitalised name is one the profile writes ("Aurora Botânica")."""
+    words_ = place.split()
+    return bool(words_) and all(w[:1].isupper() for w in words_) and contains(facts.profile_text, fold(place))
 
 
 def _degree_named(title: str, after: str, facts: Facts) -> bool:

@@ -256,7 +256,11 @@ def _experience_of(clause: str, at: int) -> bool:
     )
 
 
-def _wished_done(clause: str, facts: Facts) -> list[str]:
+# "I have responded to 2,400 incidents, gained experience in ...": a verb of the person's list
+_LISTED_VERB = re.compile(r"^\s*(?:and\s+)?(?:also\s+)?[a-z]+ed\b")
+
+
+def _wished_done(clause: str, facts: Facts, sentence: str = "") -> list[str]:
     """The listing's wishes in words ("laser-assisted periodontal therapy") said as done: in a
     clause about the person's work, with no gap or wish."""
     folded = f" {fold(clause)} "
@@ -269,7 +273,8 @@ def _wished_done(clause: str, facts: Facts) -> list[str]:
         before = len(folded[:at].split())
         tokens = words(clause)
         start = tokens[before].start if before < len(tokens) else len(clause)
-        if claims(clause, start) or _experience_of(clause, start):
+        listed = bool(_LISTED_VERB.match(clause)) and bool(FIRST_PERSON.search(sentence))
+        if claims(clause, start) or _experience_of(clause, start) or (listed and not GAP.search(clause)):
             found.append(phrase)
     return found
 
@@ -284,7 +289,7 @@ def check_skills(text: str, facts: Facts) -> Check:
                     bad.append(written)
             bad += listing_tools(clause, facts, sentence)
             bad += [n for n in listed_with_held(clause, sentence, facts) if n not in bad]
-            bad += _wished_done(clause, facts)
+            bad += _wished_done(clause, facts, sentence)
             bad += [  # a tool only the listing's "nice to have" names
                 n
                 for n in wished_in(clause, facts.wished, credential=False)

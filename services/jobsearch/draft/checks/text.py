@@ -31,7 +31,7 @@ _CLAUSE = re.compile(
 )
 # A word: letters or digits, with inner ' - . / & + joining more of them; a trailing ' of a
 # possessive ("Rails'") is dropped by `bare`.
-_WORD = re.compile(r"[^\W_](?:[\w'\u2019.+&/-]*[\w+])?", re.UNICODE)
+_WORD = re.compile(r"[^\W_](?:[\w'\u2019.+&/-]*[\w+])?#?", re.UNICODE)  # "C#" and "F#" are words
 _ABBREVIATIONS = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Jr|Sr|Inc|Ltd|Co|Corp|vs|e\.g|i\.e|etc)\.$")
 _FOLD = re.compile(r"[^a-z0-9+#]+")
 _POSSESSIVE = re.compile(r"'s\b")

@@ -154,9 +154,18 @@ ROLE_NOUNS = _words(
     coordinator intern trainee apprentice associate nurse technician strategist owner founder
     cofounder co-founder cto ceo cfo coo cio vp president partner principal editor writer
     accountant auditor advisor adviser recruiter teacher lecturer professor assistant
-    representative executive supervisor sre devops
+    representative executive supervisor sre devops lieutenant sergeant corporal constable
+    commander
     """
 )
+# The two-letter codes of languages ("a sworn EN-ES interpreter", "EN>DE translation").
+LANGUAGE_CODES = {
+    "en": "english", "es": "spanish", "de": "german", "fr": "french", "it": "italian",
+    "pt": "portuguese", "nl": "dutch", "pl": "polish", "cs": "czech", "sv": "swedish",
+    "da": "danish", "fi": "finnish", "ru": "russian", "uk": "ukrainian", "ar": "arabic",
+    "zh": "chinese", "ja": "japanese", "ko": "korean", "tr": "turkish", "el": "greek",
+    "ro": "romanian", "hu": "hungarian", "ca": "catalan", "eu": "basque", "he": "hebrew",
+}  # fmt: skip
 # Words a title may carry before its head noun without naming anything of its own.
 TITLE_FILLER = frozenset({"a", "an", "the", "my", "our", "your", "their", "his", "her", "its", "this", "that",
                           "of", "and", "&"})  # fmt: skip

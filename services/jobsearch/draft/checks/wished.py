@@ -65,10 +65,17 @@ def wished_names(description: str, profile_text: str, company: str) -> dict[str,
     found: dict[str, bool] = {}
     for line in _wished_lines(description):
         credential = bool(CERTIFICATION_WORD.search(line) or _CREDENTIAL.search(line))
+        previous = ""
         for word in words(_BULLET.sub("", line)):
-            token = bare(word.text)
-            key = fold(token)
-            acronym = token.isupper() or any(c.isdigit() for c in token)
+            token, after = bare(word.text), previous
+            key, previous = fold(token), token
+            if token.isdigit() and after.isupper() and len(after) > 1:
+                # "NFPA 1006": the standard's number is the credential's name
+                if not contains(profile_text, fold(f"{after} {token}")):
+                    found[token] = True
+                continue
+            # a capital letter alone is a line's article ("A second language"), not an acronym
+            acronym = (token.isupper() and len(token) > 1) or any(c.isdigit() for c in token)
             if not key or not (namelike(word) or acronym) or not any(c.isalpha() for c in token):
                 continue
             # a line's first word is capitalised as a word ("Experience with ..."); a name inside
@@ -90,6 +97,10 @@ _LEAD = re.compile(
 _PARTS = re.compile(r"\s*(?:[,;/]|\bor\b|\band\b|\betc\b\.?)\s*", re.IGNORECASE)
 
 
+# "shipboard firefighting experience": what is wished is the firefighting
+_TRAIL = re.compile(r"\s+(?:experience|knowledge|skills|background|exposure)\W*$", re.IGNORECASE)
+
+
 def wished_phrases(description: str, profile_text: str) -> list[str]:
     """The listing's wishes in lower-case words ("laser-assisted periodontal therapy", "injection
     moulding design"), folded: two to five words of a "Nice to have" line that the profile does
@@ -98,7 +109,7 @@ def wished_phrases(description: str, profile_text: str) -> list[str]:
     for line in _wished_lines(description):
         text = re.sub(r"\([^)]*\)", " ", _BULLET.sub("", line)).strip()
         for part in _PARTS.split(_LEAD.sub("", text)):
-            written = _LEAD.sub("", part.strip())
+            written = _TRAIL.sub("", _LEAD.sub("", part.strip()))
             phrase = fold(written)
             size = len(phrase.split())
             if 2 <= size <= 5 and written == written.lower() and not contains(profile_text, phrase):
@@ -159,8 +170,9 @@ def held(sentence: str, name: str, company: str, *, bullet: bool = False) -> boo
 
 # "Certifications: EPA 608, NATE and an OSHA 10 card": a heading of the letter's own list
 OWN_LIST = re.compile(
-    r"^\s*(?:my\s+)?(?:certifications?|certificates?|licen[cs]es|qualifications|credentials|tickets|"
-    r"tools|skills|systems|software)\s*:",
+    r"^\s*(?:(?:my\s+)?(?:certifications?|certificates?|licen[cs]es|qualifications|credentials|tickets|"
+    r"tools|skills|systems|software)\s*:|my\s+(?:certifications|certificates|licen[cs]es|qualifications|"
+    r"credentials|tickets)\s+(?:include|are|cover)\b)",
     re.IGNORECASE,
 )
 # "Procore and Bluebeam Revu are both part of my routine": held, said after the name

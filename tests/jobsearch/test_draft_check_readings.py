@@ -1,0 +1,177 @@
+"""The draft checks' readings of what the seventeenth to nineteenth blind sets showed: a school
+named by its place after a degree, a college of the person's school, a licence by its class code,
+a team's size, a share or a span in words, a language pair, a title of the profile's own words;
+and the inventions said the same way. A lineworker's and an interpreter's notes."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import msgspec
+import pytest
+
+from jobsearch.draft.checks import Facts
+from jobsearch.draft.checks.figures import figures
+from jobsearch.listing import MergedListing
+from jobsearch.profile import Profile
+from tests.jobsearch.check_failures import failures
+
+_LINEWORKER: dict[str, Any] = {
+    "person": {
+        "name": "Rhys Cooper",
+        "location": "Rockhampton, Queensland",
+        "summary": "Powerline worker on live-line crews. Queensland electrical linesperson licence and\n"
+        "HR truck licence. English and Spanish.",
+        "skills": ["HV glove and barrier", "C#", "LAMP Words for Life"],
+        "experience": [
+            {
+                "employer": "Capricorn Power Networks",
+                "title": "Powerline Worker",
+                "start": "2019-02-04",
+                "highlights": [
+                    "Leads 3 apprentices on a live-line crew.",
+                    "Replaced 180 wooden poles in 2023.",
+                    "Cut paperwork by eight hours a week.",
+                    "Roughly 40% of callouts were storm response.",
+                    "Managed a S$3.2m maintenance budget and a \u20ac2.1bn asset register.",
+                ],
+            },
+            {
+                "employer": "Burdekin Line Services",
+                "title": "Apprentice Lineworker",
+                "start": "2014-01-06",
+                "end": "2018-12-21",
+            },
+        ],
+        "education": [
+            {"institution": "Iowa State University", "degree": "B.S.", "field": "Veterinary Medicine",
+             "year": 2013},
+            {"institution": "Justice Institute of British Columbia", "degree": "Certificate",
+             "field": "Primary Care Paramedic", "year": 2014},
+            {"institution": "TAFE Queensland", "degree": "Certificate III",
+             "field": "Distribution Overhead", "year": 2017},
+            {"institution": "University of the Witwatersrand", "degree": "Diploma", "field": "Safety",
+             "year": 2010},
+        ],
+    },
+    "writing": {"language": "en", "signature": "Rhys Cooper"},
+}  # fmt: skip
+
+
+@pytest.fixture
+def lineworker() -> Facts:
+    listing = MergedListing(
+        id="live-line",
+        title="Live Line Powerline Worker",
+        company="Coral Coast Network Services",
+        url="https://jobs.example.org/live-line",
+        description="Join our live-line crew in Mackay. Applicants need a degree from an AVMA-accredited school.\n"
+        "Nice to have\n- NFPA 1006 Rope Rescue Technician\n- Marine and shipboard firefighting experience\n"
+        "- A second language spoken in our community",
+    )
+    return Facts.of(msgspec.convert(_LINEWORKER, Profile), listing, today=date(2026, 12, 1))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi, I write C# tools for our crew at Capricorn.",
+        "Hi, I earned my B.S. at Iowa State University College of Veterinary Medicine in 2013.",
+        "Hi, I got my safety diploma at Wits and my PCP certificate at JIBC.",
+        "Hi, I did my Cert III in Distribution Overhead at TAFE Queensland in 2017.",
+        "Hi, I lead a crew of 3 apprentices and we replaced a hundred and eighty poles in 2023.",
+        "Hi, I've spent over seven years in this role, after nearly five at Burdekin Line Services.",
+        "Hi, I have more than twelve years on the tools and the last seven or so on live line.",
+        "Hi, roughly two in five of my callouts were storm response.",
+        "Hi, I ran a S$3m+ budget and know the AVMA-accredited school rule you mention.",
+        "Hi, I took more than S$3 million of maintenance through my hands at Capricorn.",
+        "Hi, my AAC work with LAMP is a hobby; I also hold an HR truck licence.",
+        "Hi, as a team lead on my crew I train apprentices. Rhys",
+    ],
+)
+def test_true_things_read_as_people_write_them_pass(text: str, lineworker: Facts) -> None:
+    """A tool with a sign in its name, a college of the person's school, a school cut short, a
+    vocational certificate and a short form of one, a team the profile gives, numbers in words,
+    a span of the current role and of the jobs up to now, a share, a lower bound, a tool worked
+    with, and a team lead for a person who leads apprentices."""
+    assert failures(text, lineworker) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "check", "found"),
+    [
+        ("Hi, I earned my B.S. at South Dakota State in 2013.", "schools", "South Dakota State"),
+        ("Hi, I'm a University of British Columbia graduate.", "schools", "University of British Columbia"),
+        ("Hi, proud AGH grad and lineworker at Capricorn.", "schools", "AGH"),
+        ("Hi, I also hold a Certificate IV in Distribution Overhead.", "degrees", "Certificate IV"),
+        ("Hi, my certifications include NFPA 1006 Rope Rescue Technician.", "certifications", "1006"),
+        ("Hi, I have responded to storms, gained experience in marine and shipboard firefighting.",
+         "skills", "shipboard firefighting"),
+        ("Hi, my tickets: linesperson licence, HR truck licence, C2 crane licence.", "certifications",
+         "C2 crane licence"),
+        ("Hi, at Capricorn I lead a team of eight apprentices.", "numbers", "eight apprentices"),
+        ("Hi, I served as an acting lieutenant on my crew.", "titles", "acting lieutenant"),
+    ],
+)  # fmt: skip
+def test_inventions_said_the_same_way_fail(text: str, check: str, found: str, lineworker: Facts) -> None:
+    """A school by its place, one made of the person's schools' words, one before "grad", the
+    next level of a certificate, the listing's wished standard, a wish done, a licence code no
+    source writes, a team size the profile gives only for hours, a rank never held."""
+    failed = failures(text, lineworker)
+    assert check in failed, failed
+    assert found in failed[check]
+
+
+_INTERPRETER: dict[str, Any] = {
+    "person": {
+        "name": "Luc\u00eda Ortega",
+        "location": "Madrid, Spain",
+        "summary": "Sworn Translator-Interpreter of English appointed by the MAEC. Spanish and English.",
+        "skills": ["consecutive interpreting", "Sworn Translator-Interpreter of English (MAEC)"],
+        "experience": [
+            {"employer": "Iberjur Traducciones", "title": "Senior Legal Interpreter", "start": "2018-03-01",
+             "highlights": ["Interpreted for Casa Aurora, a client brand."]},
+        ],
+    },
+    "writing": {"language": "en", "signature": "Luc\u00eda Ortega"},
+}  # fmt: skip
+
+
+@pytest.fixture
+def interpreter() -> Facts:
+    listing = MergedListing(
+        id="court",
+        title="Sworn Court Interpreter (English-Spanish)",
+        company="Juslingua",
+        url="https://jobs.example.org/court",
+        description="We need a sworn English-Spanish interpreter. Questions to Beatriz Salcedo.",
+    )
+    return Facts.of(msgspec.convert(_INTERPRETER, Profile), listing, today=date(2026, 12, 1))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hello Beatriz, I was appointed Sworn Translator-Interpreter of English by the MAEC.",
+        "Hello Beatriz, I'm a MAEC-appointed Sworn Translator-Interpreter of English.",
+        "Hello Beatriz, I'm a sworn EN-ES interpreter (MAEC) at Iberjur.",
+        "Hello Beatriz, I have been senior legal interpreter of Casa Aurora's cases at Iberjur.",
+    ],
+)
+def test_titles_in_the_profiles_words_pass(text: str, interpreter: Facts) -> None:
+    """An appointment the profile writes, a language pair in codes, a title of a client named."""
+    assert failures(text, interpreter) == {}
+
+
+def test_a_title_never_held_still_fails(interpreter: Facts) -> None:
+    failed = failures("Hello Beatriz, I'm Head Interpreter at Iberjur.", interpreter)
+    assert "Head Interpreter" in failed.get("titles", ""), failed
+
+
+def test_numbers_in_words_with_hundreds() -> None:
+    assert [f.value for f in figures("a hundred and eighty poles, two hundred and five, a hundred")] == [
+        180,
+        205,
+        100,
+    ]
