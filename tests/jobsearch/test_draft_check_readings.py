@@ -66,7 +66,8 @@ def lineworker() -> Facts:
         title="Live Line Powerline Worker",
         company="Coral Coast Network Services",
         url="https://jobs.example.org/live-line",
-        description="Join our live-line crew in Mackay. Applicants need a degree from an AVMA-accredited school.\n"
+        description="Join our live-line crew in Mackay.\n"
+        "Applicants need a degree from an AVMA-accredited school.\n"
         "Nice to have\n- NFPA 1006 Rope Rescue Technician\n- Marine and shipboard firefighting experience\n"
         "- A second language spoken in our community",
     )
