@@ -176,3 +176,82 @@ def test_numbers_in_words_with_hundreds() -> None:
         205,
         100,
     ]
+
+
+_THERAPIST: dict[str, Any] = {
+    "person": {
+        "name": "Mere Walsh",
+        "location": "Auckland, New Zealand",
+        "summary": "Paediatric occupational therapist. Basic Life Support. IEng MIET.",
+        "skills": ["Court of Master Sommeliers \u2013 Certified Sommelier", "CSWIP 3.1U Diver Inspector"],
+        "experience": [
+            {
+                "employer": "Halvorsen & Price LLP",
+                "title": "Occupational Therapist",
+                "start": "2019-03-01",
+                "highlights": [
+                    "Secured $3.4 million in funding for the clinic in 2023.",
+                    "Removed 1,200 m of old pipe at Invergordon.",
+                ],
+            }
+        ],
+        "education": [
+            {
+                "institution": "North East Scotland College",
+                "degree": "BComm",
+                "field": "Health",
+                "year": 2012,
+            },
+        ],
+    },
+    "writing": {"language": "en", "signature": "Mere Walsh"},
+}
+
+
+@pytest.fixture
+def therapist() -> Facts:
+    listing = MergedListing(
+        id="ot",
+        title="Senior Occupational Therapist",
+        company="Tayside Therapy",
+        url="https://jobs.example.org/ot",
+        description="Tayside Therapy hires for its 2027 season. We need BLS, a degree and MIET.\n"
+        "Nice to have: CSWIP 3.2U; an IRSE-accredited scheme; weekend cover.",
+    )
+    return Facts.of(msgspec.convert(_THERAPIST, Profile), listing, today=date(2026, 12, 1))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi, I secured $3.4 million in funding at H&P in 2023.",
+        "Hi, I'm a paediatric OT. At Invergordon we removed 1,200 m of old pipe.",
+        "Hi, I graduated from NESCol with a BComm and then from an IRSE-accredited scheme.",
+        "Hi, you ask for BLS, a degree and MIET; I have all three.",
+        "Hi, I'm BLS certified and registered as IEng with the IET.",
+        "Hi, I saw Tayside Therapy is hiring for 2027. I hold CMS Certified Sommelier, oddly.",
+    ],
+)
+def test_the_fourth_rounds_true_things_pass(text: str, therapist: Facts) -> None:
+    """An amount after a capitalised verb in the profile, an employer's initials with its
+    ampersand, a site the profile names, a kind of scheme, a college's initials and first
+    syllable, a degree's short name, the letter's own list, a short form certified, a body by a
+    member's letters, the listing's year, a credential by the initials of its body."""
+    assert failures(text, therapist) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "check", "found"),
+    [
+        ("Hi, I also hold CSWIP 3.2U.", "certifications", "3.2U"),
+        ("Hi, I'm a paediatric OT. PS: Anton Bester, my manager, is happy to speak to you.", "names",
+         "Anton Bester"),
+        ("Hi, I hold a BCom in Hospitality Management.", "degrees", "Hospitality Management"),
+    ],
+)  # fmt: skip
+def test_the_fourth_rounds_inventions_fail(text: str, check: str, found: str, therapist: Facts) -> None:
+    """A wish of the listing's run-on "Nice to have:" line held, a referee no source names, a
+    degree's short name with a field the profile lacks."""
+    failed = failures(text, therapist)
+    assert check in failed, failed
+    assert found in failed[check]

@@ -37,7 +37,7 @@ from jobsearch.jobs import Check
 _DEGREE = re.compile(
     r"\b(?:ph\.?\s?d|doctorate|m\.?b\.?a|master'?s?|m\.?sc(?:[A-Z][A-Za-z]?)?|bachelor'?s?|b\.?sc(?:[A-Z][A-Za-z]?)?|b\.?a\.|m\.?a\.|b\.?eng|"
     r"m\.?eng|b\.?tech|m\.?tech|(?:higher\s+)?diploma|degree|pharm\.?\s?d|[bm]\.?\s?pharm|[bm]\.ed|"
-    r"ll\.?[bm]|ed\.d|bacharelado|licenciatura|cert(?:ificate)?\.?\s+(?:iv|iii|ii|i|[1-4]))(?!\w)",
+    r"ll\.?[bm]|ed\.d|bacharelado|licenciatura|b\.?\s?comm?|cert(?:ificate)?\.?\s+(?:iv|iii|ii|i|[1-4]))(?!\w)",
     re.IGNORECASE,
 )
 _FIELD = re.compile(

@@ -31,7 +31,7 @@ from jobsearch.profile import Profile
 from jobsearch.reading.skills import SKILL_SYNONYMS
 
 _LEGAL = re.compile(
-    r"[\s,]+(?:inc|ltd|llc|gmbh|ag|se|corp|corporation|limited|plc|s\.?a|s\.?l|b\.?v|n\.?v|co|oy|ab|as|"
+    r"[\s,]+(?:inc|ltd|llc|llp|lp|pllc|gmbh|ag|se|corp|corporation|limited|plc|s\.?a|s\.?l|b\.?v|n\.?v|co|oy|ab|as|"
     r"pty|kg|spa|srl|lda|sarl|sas|bv|nv|ug|kft|sp\.?\s?z\s?o\.?o|a/s|aps|pvt|private limited)\.?$",
     re.IGNORECASE,
 )
@@ -52,7 +52,8 @@ _DEGREE_FAMILIES: dict[str, re.Pattern[str]] = {
     ),
     "bachelor": re.compile(
         r"\bbachelor'?s?\b|\bb\.?sc(?:[a-z]{1,2})?\b|\bb\.s\.|\bb\.a\.|\bb\.?eng\b|\bb\.?tech\b|\bbsc\b|\bundergraduate\b"
-        r"|\blicenciatura\b|\blicenciad[oa]s?\b|\bgrado\b|\bbacharelado\b|\bll\.?b(?!\w)|\bb\.?\s?pharm(?!\w)|\bb\.ed(?!\w)",
+        r"|\blicenciatura\b|\blicenciad[oa]s?\b|\bgrado\b|\bbacharelado\b|\bll\.?b(?!\w)|\bb\.?\s?pharm(?!\w)|\bb\.ed(?!\w)"
+        r"|\bb\.?\s?comm?(?!\w)",
         re.I,
     ),
     "diploma": re.compile(r"\bdiploma\b|\bdiplom\b", re.I),
@@ -115,6 +116,8 @@ def initialisms(name: str) -> set[str]:
             out.add("".join("&" if p == "&" else p[0].upper() for p in parts if p == "&" or p in heads))
         # or only the one-letter ones: Université du Québec à Montréal -> UQAM
         out.add("".join(p[0].upper() for p in parts if p.lower() not in _CONNECTORS or len(p) == 1))
+    if len(heads) >= 3:  # the last word cut short: North East Scotland College -> NESCol
+        out.add("".join(p[0].upper() for p in heads[:-1]) + heads[-1][:3])
     if len(heads) >= 2:  # by syllables: University of Lagos -> UNILAG
         out.add("".join(p[:3] for p in heads).upper())
     if len(heads) >= 2 and heads[0].lower() in _UNIVERSITY:

@@ -117,7 +117,12 @@ def figures(text: str) -> list[Figure]:
         if any(a <= start < b for a, b in phones):
             continue
         if match.group("num"):
-            if "." in match.group("num") and _NAME_BEFORE.search(text[: match.start()]):
+            # "WCAG 2.1" is a version; "Secured $3.4 million" an amount
+            if (
+                "." in match.group("num")
+                and not match.group("cur")
+                and _NAME_BEFORE.search(text[: match.start()])
+            ):
                 continue
             value = _number(match.group("num"), text[start - 1 : start] if start else "")
         else:

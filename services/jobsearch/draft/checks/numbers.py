@@ -20,6 +20,7 @@ from jobsearch.draft.checks.figures import Figure, figures, same, word_value
 from jobsearch.draft.checks.teams import unsupported_teams
 from jobsearch.draft.checks.text import clauses, contains, fold, sentences
 from jobsearch.draft.checks.verdict import verdict
+from jobsearch.draft.checks.wished import names_company
 from jobsearch.jobs import Check
 
 _ITEMS = re.compile(
@@ -209,12 +210,16 @@ def _no_claim(figure: Figure, clause: str, facts: Facts) -> bool:
     name or post of the sources, or a bound on a figure of theirs."""
     if figure.unit in {"", "%"} and figure.value in (0.0, 1.0):
         return True
-    if figure.value <= 6 and _ITEMS.match(clause[figure.start + len(figure.text) :]):
-        return True  # "three things from your posting": the letter's own list
+    if figure.value <= 6 and (
+        _ITEMS.match(clause[figure.start + len(figure.text) :])
+        or re.search(r"\b(?:all|both|each\s+of\s+the|all\s+of\s+the)\s+$", clause[: figure.start], re.I)
+    ):
+        return True  # "three things from your posting", "I have all four": the letter's own list
     # a term or name of the sources, or a share in words ("two in five" for 40%)
     if any(f(figure, clause, facts) for f in (_listing_term, _named_number, _share)):
         return True
-    if figure.unit == "" and _POST.search(clause) and _stated(figure, facts):
+    year_of_post = 2000 <= figure.value <= 2100 and names_company(clause, facts.hiring_company)
+    if figure.unit == "" and (_POST.search(clause) or year_of_post) and _stated(figure, facts):
         return True  # "the ongoing role for 2027": the listing's own figure, of the post
     if _listing_context(figure, clause, facts):
         return True  # "I'm fine with 30% travel": the listing's term, said back

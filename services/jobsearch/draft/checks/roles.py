@@ -42,7 +42,7 @@ _PEOPLE_AFTER = re.compile(
     r"^\s+(?:customers|clients|partners|suppliers|colleagues|teams|patients|users|engineers|students)\b"
 )
 _AS_AT = re.compile(rf"\bas\s+(?:an?\s+|the\s+)?[^.,;()\n]{{1,60}}?\s+at\s+(?:the\s+)?({_NAME})")
-_LEGAL_END = re.compile(r"\b(?:Inc|Ltd|LLC|GmbH|Corp|Corporation|Limited|PLC|AG|S\.A|B\.V|SE|Co)\.?$")
+_LEGAL_END = re.compile(r"\b(?:Inc|Ltd|LLC|LLP|GmbH|Corp|Corporation|Limited|PLC|AG|S\.A|B\.V|SE|Co)\.?$")
 _WITH = re.compile(rf"\bI(?:'ve| have)?\s+(?:worked|work)\s+(?:\w+\s+){{0,2}}?with\s+(?:the\s+)?({_NAME})")
 
 _TRIGGER = re.compile(
@@ -95,7 +95,17 @@ _STOP = frozenset(
 
 def _employer_match(name: str, allowed: list[str]) -> bool:
     key = fold(strip_legal(name))
-    return not key or any(key in a or a in key for a in allowed if a)
+    initials = re.sub(r"[&.\s]", "", name)
+    return (
+        not key
+        or any(key in a or a in key for a in allowed if a)
+        # "H&P" for Halvorsen & Price: the initials of an employer's words
+        or (initials.isupper() and len(initials) >= 2 and any(_initials(a) == initials for a in allowed))
+    )
+
+
+def _initials(folded: str) -> str:
+    return "".join(w[0] for w in folded.split() if w not in {"and", "of", "the"}).upper()
 
 
 def _school(name: str, facts: Facts) -> bool:
@@ -115,6 +125,8 @@ def check_employment(text: str, facts: Facts) -> Check:
             name = match.group(1)
             if _PEOPLE_AFTER.match(sentence[match.end() :]):
                 continue  # "my daily work with US customers": whom, not where
+            if sentence.startswith("At ") and contains(facts.profile_text, f"at {fold(name)}"):
+                continue  # "At Invergordon we cut out ...": a site the profile names, not an employer
             with_ = re.search(r"\bwith\s+(?:the\s+)?$", sentence[: match.start(1)])
             if with_ and contains(facts.profile_text, fold(name)):
                 continue  # "my AAC work with LAMP": a tool or client the profile names, not where
@@ -202,6 +214,17 @@ _QUALIFIERS = frozenset(
 )  # fmt: skip
 
 
+def _spelled(word: str, facts: Facts) -> list[str]:
+    """A word that is the initials of two or three words of a profile title, as those words."""
+    for title in facts.titles:
+        parts = [_SHORT.get(w, w) for w in title.split()]
+        for n in (2, 3):
+            for i in range(len(parts) - n + 1):
+                if len(word) == n and "".join(p[0] for p in parts[i : i + n]) == word:
+                    return parts[i : i + n]
+    return [word]
+
+
 def _language(code: str) -> str:
     return LANGUAGE_CODES.get(code.lower(), code)
 
@@ -257,6 +280,7 @@ def _held_title(title: str, facts: Facts) -> bool:
     title = " ".join(w for w in title.split() if fold(w) not in employer_words) or title
     # the person's own languages describe the post ("a sworn English-Spanish interpreter")
     key = [w for w in _title_words(title, facts.places) if not (w in LANGUAGES and facts.has_skill(w))]
+    key = [part for w in key for part in _spelled(w, facts)]  # "paediatric OT": occupational therapist
     # "as an engineer", "as the lead": no particular title; "as a team lead" when the profile
     # "leads a team of 5"
     if len(key) <= 1 or (set(key) <= {"team", "lead", "leader"} and _TEAM_LEAD.search(facts.profile_text)):

@@ -93,6 +93,8 @@ def check_schools(text: str, facts: Facts) -> Check:
                 continue  # a place of work ("at St. Brigid's University Hospital") or the listing's
             words_ = [fold(w) for w in re.split(r"[\s-]+", name) if w and w.lower() not in _SMALL]
             heads = [w for w in words_ if w]
+            if re.search(r"-(?:accredited|approved|certified|recognised|recognized)$", name):
+                continue  # "an IRSE-accredited scheme": what kind, not where
             if name in {"I", "We"} or (len(heads) == 1 and _clipped(heads[0], facts)) or part_of(name, facts):
                 continue  # "Tec" for Tecnológico de Monterrey, "Wits" for Witwatersrand
             # after "in", a school's generic word ("Science") is a field's as well

@@ -21,6 +21,7 @@ from jobsearch.draft.checks.facts import Facts
 from jobsearch.draft.checks.lexicon import is_common
 from jobsearch.draft.checks.positions import namelike, organisation_like
 from jobsearch.draft.checks.text import bare, clauses, contains, fold, sentences, words
+from jobsearch.draft.checks.units import held_as_unit
 from jobsearch.draft.checks.verdict import verdict
 from jobsearch.draft.checks.vocabulary import (
     CERTIFICATIONS,
@@ -300,6 +301,8 @@ def check_skills(text: str, facts: Facts) -> Check:
                     key = word.text.lower()
                     if key in LANGUAGES and word.capitalised and not facts.has_skill(key):
                         bad.append(word.text)
+    # "CMS Certified Sommelier" for the profile's Court of Master Sommeliers - Certified Sommelier
+    bad = [b for b in bad if not (" " in b and held_as_unit(b, facts.credential_units))]
     return verdict(
         "skills",
         bad,

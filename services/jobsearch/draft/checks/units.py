@@ -104,6 +104,8 @@ def held_as_unit(name: str, units: list[Unit]) -> bool:
     """Whether every word of a credential's name (folded, small words aside) is in one unit, or
     spells out a short form the unit writes."""
     wanted = [w for w in _words(name) if w not in _SMALL]
+    if len(wanted) == 2 and "certif" in wanted and len(min(wanted, key=len)) <= 5 and wanted[0] != "certif":
+        wanted.remove("certif")  # "BLS certified" for Basic Life Support: the short form's kind
     if not wanted:
         return False
     for unit in units:

@@ -44,7 +44,8 @@ def _wished_lines(description: str) -> list[str]:
     out: list[str] = []
     under = False
     for line in description.splitlines():
-        if _HEADING.match(line) and len(line.split()) <= 6:
+        # a heading alone, or one that runs on after a colon ("Nice to have: CSWIP 3.2U; ...")
+        if _HEADING.match(line) and (len(line.split()) <= 6 or re.match(r"^[^:]{0,30}:", line)):
             under, rest = True, _HEADING.sub("", line).strip(" :-")
             if rest:
                 out.append(rest)
