@@ -24,6 +24,7 @@ import re
 from jobsearch.draft.checks.facts import Facts, deaccent, degree_families
 from jobsearch.draft.checks.lexicon import is_common
 from jobsearch.draft.checks.positions import HONORIFIC_SUFFIX, HONORIFICS, claimed, greeting_length, namelike
+from jobsearch.draft.checks.referees import referees
 from jobsearch.draft.checks.schools import part_of
 from jobsearch.draft.checks.text import Word, bare, fold, sentences, words
 from jobsearch.draft.checks.units import spelled_out
@@ -393,26 +394,8 @@ def _unknown_in(sentence: str, facts: Facts, lower: set[str]) -> list[str]:
     return found
 
 
-# "PS: Anton Bester, Silvertree's owner, is happy to speak to you": a referee named
-_REFEREE = re.compile(
-    r"^(?:P\.?\s?S\.?:?\s+)?([A-Z][\w'\u2019-]+(?:\s+[A-Z][\w'\u2019-]+)+)(?:,[^,.]{1,60},)?\s+"
-    r"(?:is|are|would\s+be|has\s+agreed|have\s+agreed|can|will|could)\b[^.]{0,40}?"
-    r"\b(?:speak|vouch|talk|reference|recommend|confirm)"
-)
-
-
-def _referees(text: str, facts: Facts) -> list[str]:
-    """Referees a draft names whose name no source writes."""
-    found: list[str] = []
-    for sentence in sentences(text):
-        match = _REFEREE.match(sentence.strip())
-        if match and not all(w in facts.names for w in match.group(1).split()):
-            found.append(match.group(1))
-    return found
-
-
 def check_names(text: str, facts: Facts) -> Check:
     """No name that is in neither the profile nor the listing."""
     unknown = unknown_names(text, facts)
-    unknown += [r for r in _referees(text, facts) if r not in unknown]
+    unknown += [r for r in referees(text, facts) if r not in unknown]
     return verdict("names", unknown, lambda shown: f"names {shown}, in neither your profile nor the listing")
