@@ -255,3 +255,64 @@ def test_the_fourth_rounds_inventions_fail(text: str, check: str, found: str, th
     failed = failures(text, therapist)
     assert check in failed, failed
     assert found in failed[check]
+
+
+_SIGNALLER: dict[str, Any] = {
+    "person": {
+        "name": "Tom Ash",
+        "location": "Leeds, England",
+        "summary": "Signalling engineer working on paediatric hospital sidings. Salesforce Certified\n"
+        "Administrator.",
+        "experience": [
+            {
+                "employer": "Pennine Rail Systems",
+                "title": "Senior Signalling Design Engineer",
+                "start": "2019-03-01",
+                "highlights": ["Raised availability from 84% to 91% over 2022-2023."],
+            },
+            {"employer": "Tayside Subsea", "title": "Saturation Diver", "start": "2012-01-02",
+             "end": "2019-02-01"},
+        ],
+    },
+    "writing": {"language": "en", "signature": "Tom Ash"},
+}  # fmt: skip
+
+
+@pytest.fixture
+def signaller() -> Facts:
+    listing = MergedListing(
+        id="sig",
+        title="Signalling Principles Designer",
+        company="Irwell Rail",
+        url="https://jobs.example.org/sig",
+        description="Design signalling schemes.",
+    )
+    return Facts.of(msgspec.convert(_SIGNALLER, Profile), listing, today=date(2026, 12, 1))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi, I'm a senior signalling designer at Pennine Rail Systems.",
+        "Hi, I was a sat diver at Tayside Subsea before that.",
+        "Hi, I'm certified Admin, and over two years we gained seven points of availability.",
+    ],
+)
+def test_a_title_cut_short_and_a_gain_in_points_pass(text: str, signaller: Facts) -> None:
+    """A title's words cut short, a credential's word written short, a span a range of years gives,
+    a gain the profile's two percentages give."""
+    assert failures(text, signaller) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "check", "found"),
+    [
+        ("Hi, I've been shop foreman at Pennine Rail Systems.", "titles", "shop foreman"),
+        ("Hi, I'm a principal signalling designer at Pennine Rail Systems.", "titles", "principal"),
+        ("Hi, over two years we gained nine points of availability.", "numbers", "nine"),
+    ],
+)
+def test_titles_and_points_not_given_still_fail(text: str, check: str, found: str, signaller: Facts) -> None:
+    failed = failures(text, signaller)
+    assert check in failed, failed
+    assert found in failed[check]

@@ -68,11 +68,13 @@ mends (an amount after a capitalised verb read as a version number, legal forms 
 employer's initials with "&", a site the profile names after "At", "all four", a member's
 letters naming the body, a short form "certified", the listing's year in a sentence naming the
 company, a title's initials written out, BComm, a college's initials, a run-on "Nice to have:"
-line, a referee in a PS) brought them to 66 of 72 caught and 6 of 72 flagged; fresh21 and fresh22
-are held where they stand (what is left: "senior signalling designer", "sat diver", "certified
-Admin", "Salesforce certified as Administrator", a gain in points, a tool of the listing in a
-clause about the catalogue, "ALSO" as an acronym, a hospital named as a past employer by a run
-of known words).
+line, a referee in a PS) and a second (a title's words cut short, "senior signalling designer",
+"sat diver"; a whole title with the profile's words before its head, "senior paediatric OT";
+"certified Admin"; a span a range of years gives; a gain in points; "foreman") brought them to
+66 of 72 caught and 0 of 72 flagged; fresh21 and fresh22 are held where they stand, 21 and 22 of
+24 caught by a check quoting the claim (what is left: a tool of the listing in a clause about the
+catalogue, "ALSO" as an acronym, a hospital named as a past employer by a run of known words,
+"Whittle", "Financial Services Cloud", "Vertex").
 """
 
 from __future__ import annotations
@@ -89,8 +91,8 @@ SETS = sorted(FIXTURES.glob("*.toml"))
 FLOORS: dict[str, tuple[float, float]] = {
     "fresh15.toml": (87.4, 0.1),
     "fresh16.toml": (83.3, 12.6),
-    "fresh21.toml": (87.4, 16.7),
-    "fresh22.toml": (87.4, 4.2),
+    "fresh21.toml": (87.4, 10.0),
+    "fresh22.toml": (87.4, 10.0),
 }
 
 

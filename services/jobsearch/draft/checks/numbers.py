@@ -216,7 +216,7 @@ def _no_claim(figure: Figure, clause: str, facts: Facts) -> bool:
     ):
         return True  # "three things from your posting", "I have all four": the letter's own list
     # a term or name of the sources, or a share in words ("two in five" for 40%)
-    if any(f(figure, clause, facts) for f in (_listing_term, _named_number, _share)):
+    if any(f(figure, clause, facts) for f in (_listing_term, _named_number, _share, _points)):
         return True
     year_of_post = 2000 <= figure.value <= 2100 and names_company(clause, facts.hiring_company)
     if figure.unit == "" and (_POST.search(clause) or year_of_post) and _stated(figure, facts):
@@ -264,6 +264,31 @@ def _word_or_digits(word: str) -> float | None:
     return float(word) if word.isdigit() else word_value(word)
 
 
+_RANGE = re.compile(r"\b((?:19|20)\d{2}) (?:to )?((?:19|20)\d{2})\b")
+_POINTS = re.compile(r"^\s*(?:percentage\s+)?(?:points?|pts|pp)\b", re.I)
+
+
+def _year_range(figure: Figure, facts: Facts) -> bool:
+    """A duration a range of years the profile writes gives ("over two years" for "over
+    2022-2023"): the years between or the years counted."""
+    if figure.unit != "year":
+        return False
+    for match in _RANGE.finditer(facts.profile_text):
+        a, b = int(match[1]), int(match[2])
+        if 0 < b - a <= 40 and figure.value in {b - a, b - a + 1}:
+            return True
+    return False
+
+
+def _points(figure: Figure, clause: str, facts: Facts) -> bool:
+    """A gain or fall in points that two percentages of the sources give ("gained seven points"
+    for 84% to 91%)."""
+    if figure.unit or not _POINTS.match(clause[figure.start + len(figure.text) :]):
+        return False
+    shares = sorted({v for v, unit in facts.figures if unit == "%"})
+    return any(same(b - a, figure.value) for i, a in enumerate(shares) for b in shares[i + 1 :])
+
+
 def _own_span(figure: Figure, found: list[Figure], clause: str) -> str:
     """The part of a clause a duration speaks of: up to the durations before and after it ("over
     five years in this role, after nearly four years at Tanjong Foods": Tanjong is the second's)."""
@@ -289,7 +314,8 @@ def unstated(text: str, facts: Facts) -> list[str]:
                 if figure.unit in {"year", "month"}:
                     span = _own_span(figure, found, clause)
                     ok = (
-                        _duration_ok(figure, span, clause[: figure.start], facts, sentence)
+                        _year_range(figure, facts)
+                        or _duration_ok(figure, span, clause[: figure.start], facts, sentence)
                         or _interval(figure, clause, facts)
                         or (bool(wrapped) and _duration_ok(figure, wrapped, clause[: figure.start], facts))
                     )

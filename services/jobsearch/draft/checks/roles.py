@@ -214,6 +214,29 @@ _QUALIFIERS = frozenset(
 )  # fmt: skip
 
 
+def _cut_short_of(key: list[str], forms: set[str]) -> bool:
+    """Whether every word of a title is one of a profile title's, or cut short from one ("sat" of
+    saturation, "designer" of design engineer): three letters at least, the level words whole."""
+    return all(
+        w in forms
+        or (
+            w not in LEVELS
+            and len(w) >= 3
+            and any(len(f) >= 4 and (f.startswith(w) or w.startswith(f)) for f in forms)
+        )
+        for w in key
+    )
+
+
+def _described(key: list[str], title: str, facts: Facts) -> bool:
+    """Whether a claimed title is the whole of a profile title and words the profile writes before
+    its head."""
+    own = set(title.split())
+    return own <= set(key) and all(
+        w in own or (w not in LEVELS and _before_head(w, key[-1], facts)) for w in key
+    )
+
+
 def _spelled(word: str, facts: Facts) -> list[str]:
     """A word that is the initials of two or three words of a profile title, as those words."""
     for title in facts.titles:
@@ -286,7 +309,10 @@ def _held_title(title: str, facts: Facts) -> bool:
     if len(key) <= 1 or (set(key) <= {"team", "lead", "leader"} and _TEAM_LEAD.search(facts.profile_text)):
         return True
     phrase = " ".join(key)
-    if any(set(key) <= _title_forms(t) for t in facts.titles):
+    # in full or in part, or a word cut short ("sat diver", "signalling designer"); or a whole
+    # title of the profile with the profile's own words before its head ("senior paediatric OT"
+    # for a Senior Occupational Therapist who works in paediatrics)
+    if any(_cut_short_of(key, _title_forms(t)) or _described(key, t, facts) for t in facts.titles):
         return True
     # "an offshore technician" for a Wind Turbine Technician whose profile says "offshore": the
     # same post, described with the profile's own words and no level

@@ -20,7 +20,7 @@ from jobsearch.draft.checks.text import fold, sentences
 
 # Small words a credential's name carries without meaning ("a member of the ..."), and those an
 # initialism may skip ("Court of Master Sommeliers" -> CMS).
-_SMALL = frozenset({"a", "an", "the", "of", "and", "&", "with", "for", "in", "de", "du", "der", "des"})
+_SMALL = frozenset({"a", "an", "the", "of", "and", "&", "with", "for", "in", "as", "de", "du", "der", "des"})
 _LONGEST_RUN = 6
 
 
@@ -35,8 +35,13 @@ class Unit(NamedTuple):
 _CERT_WORD = re.compile(r"\b(?:certified|certifications?|certificates?|certs?)\b")
 
 
+# Words a credential's name is written short with ("certified Admin", "Advanced Admin")
+_SHORT = {"admin": "administrator", "admins": "administrators", "mgr": "manager", "eng": "engineer",
+          "tech": "technician", "asst": "assistant", "assoc": "associate"}  # fmt: skip
+
+
 def _words(text: str) -> list[str]:
-    return _CERT_WORD.sub("certif", fold(text)).split()
+    return [_SHORT.get(w, w) for w in _CERT_WORD.sub("certif", fold(text)).split()]
 
 
 def unit_words(piece: str) -> list[Unit]:

@@ -154,7 +154,8 @@ ROLE_NOUNS = _words(
     coordinator intern trainee apprentice associate nurse technician strategist owner founder
     cofounder co-founder cto ceo cfo coo cio vp president partner principal editor writer
     accountant auditor advisor adviser recruiter teacher lecturer professor assistant
-    representative executive supervisor sre devops lieutenant sergeant corporal constable
+    representative executive supervisor sre devops lieutenant sergeant corporal constable foreman
+    forewoman foreperson superintendent chargehand
     commander
     """
 )
