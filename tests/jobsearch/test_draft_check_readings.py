@@ -59,19 +59,36 @@ _LINEWORKER: dict[str, Any] = {
 }  # fmt: skip
 
 
+def _facts(person: dict[str, Any], title: str, company: str, description: str) -> Facts:
+    """The facts of a profile and a listing of that title, company and text."""
+    listing = MergedListing(
+        id=title.lower().replace(" ", "-"),
+        title=title,
+        company=company,
+        url="https://jobs.example.org/listing",
+        description=description,
+    )
+    return Facts.of(msgspec.convert(person, Profile), listing, today=date(2026, 12, 1))
+
+
+def _fails(text: str, facts: Facts, check: str, found: str) -> None:
+    """`check` fails on `text`, quoting `found`."""
+    failed = failures(text, facts)
+    assert check in failed, failed
+    assert found in failed[check]
+
+
 @pytest.fixture
 def lineworker() -> Facts:
-    listing = MergedListing(
-        id="live-line",
-        title="Live Line Powerline Worker",
-        company="Coral Coast Network Services",
-        url="https://jobs.example.org/live-line",
-        description="Join our live-line crew in Mackay.\n"
+    return _facts(
+        _LINEWORKER,
+        "Live Line Powerline Worker",
+        "Coral Coast Network Services",
+        "Join our live-line crew in Mackay.\n"
         "Applicants need a degree from an AVMA-accredited school.\n"
         "Nice to have\n- NFPA 1006 Rope Rescue Technician\n- Marine and shipboard firefighting experience\n"
         "- A second language spoken in our community",
     )
-    return Facts.of(msgspec.convert(_LINEWORKER, Profile), listing, today=date(2026, 12, 1))
 
 
 @pytest.mark.parametrize(
@@ -119,9 +136,7 @@ def test_inventions_said_the_same_way_fail(text: str, check: str, found: str, li
     """A school by its place, one made of the person's schools' words, one before "grad", the
     next level of a certificate, the listing's wished standard, a wish done, a licence code no
     source writes, a team size the profile gives only for hours, a rank never held."""
-    failed = failures(text, lineworker)
-    assert check in failed, failed
-    assert found in failed[check]
+    _fails(text, lineworker, check, found)
 
 
 _INTERPRETER: dict[str, Any] = {
@@ -141,14 +156,12 @@ _INTERPRETER: dict[str, Any] = {
 
 @pytest.fixture
 def interpreter() -> Facts:
-    listing = MergedListing(
-        id="court",
-        title="Sworn Court Interpreter (English-Spanish)",
-        company="Juslingua",
-        url="https://jobs.example.org/court",
-        description="We need a sworn English-Spanish interpreter. Questions to Beatriz Salcedo.",
+    return _facts(
+        _INTERPRETER,
+        "Sworn Court Interpreter (English-Spanish)",
+        "Juslingua",
+        "We need a sworn English-Spanish interpreter. Questions to Beatriz Salcedo.",
     )
-    return Facts.of(msgspec.convert(_INTERPRETER, Profile), listing, today=date(2026, 12, 1))
 
 
 @pytest.mark.parametrize(
@@ -210,15 +223,13 @@ _THERAPIST: dict[str, Any] = {
 
 @pytest.fixture
 def therapist() -> Facts:
-    listing = MergedListing(
-        id="ot",
-        title="Senior Occupational Therapist",
-        company="Tayside Therapy",
-        url="https://jobs.example.org/ot",
-        description="Tayside Therapy hires for its 2027 season. We need BLS, a degree and MIET.\n"
+    return _facts(
+        _THERAPIST,
+        "Senior Occupational Therapist",
+        "Tayside Therapy",
+        "Tayside Therapy hires for its 2027 season. We need BLS, a degree and MIET.\n"
         "Nice to have: CSWIP 3.2U; an IRSE-accredited scheme; weekend cover.",
     )
-    return Facts.of(msgspec.convert(_THERAPIST, Profile), listing, today=date(2026, 12, 1))
 
 
 @pytest.mark.parametrize(
@@ -252,9 +263,7 @@ def test_the_fourth_rounds_true_things_pass(text: str, therapist: Facts) -> None
 def test_the_fourth_rounds_inventions_fail(text: str, check: str, found: str, therapist: Facts) -> None:
     """A wish of the listing's run-on "Nice to have:" line held, a referee no source names, a
     degree's short name with a field the profile lacks."""
-    failed = failures(text, therapist)
-    assert check in failed, failed
-    assert found in failed[check]
+    _fails(text, therapist, check, found)
 
 
 _SIGNALLER: dict[str, Any] = {
@@ -280,14 +289,7 @@ _SIGNALLER: dict[str, Any] = {
 
 @pytest.fixture
 def signaller() -> Facts:
-    listing = MergedListing(
-        id="sig",
-        title="Signalling Principles Designer",
-        company="Irwell Rail",
-        url="https://jobs.example.org/sig",
-        description="Design signalling schemes.",
-    )
-    return Facts.of(msgspec.convert(_SIGNALLER, Profile), listing, today=date(2026, 12, 1))
+    return _facts(_SIGNALLER, "Signalling Principles Designer", "Irwell Rail", "Design signalling schemes.")
 
 
 @pytest.mark.parametrize(
@@ -313,6 +315,4 @@ def test_a_title_cut_short_and_a_gain_in_points_pass(text: str, signaller: Facts
     ],
 )
 def test_titles_and_points_not_given_still_fail(text: str, check: str, found: str, signaller: Facts) -> None:
-    failed = failures(text, signaller)
-    assert check in failed, failed
-    assert found in failed[check]
+    _fails(text, signaller, check, found)
