@@ -71,6 +71,11 @@ class Figure:
     plus: bool = False
 
 
+def number_value(raw: str) -> float | None:
+    """A number written in digits or in words ("12", "twelve"), or None."""
+    return float(raw) if raw.isdigit() else word_value(raw)
+
+
 def word_value(word: str) -> float | None:
     """The value of a number in words: "twenty-eight", "a hundred and eighty"."""
     total = 0.0

@@ -41,6 +41,7 @@ from jobsearch.draft.checks.vocabulary import (
     LANGUAGES,
     NOUNS_CAPITALISED,
     ROLE_NOUNS,
+    SHORT_WORDS,
     SKILLS,
 )
 from jobsearch.jobs import Check
@@ -113,12 +114,6 @@ def _plain_word(word: str, facts: Facts, lower: set[str]) -> bool:
     )
 
 
-# Words a letter writes short ("Cert III" for Certificate III, "Dip" for Diploma)
-_ABBREVIATED = {"cert": "Certificate", "certs": "Certificates", "dip": "Diploma", "adv": "Advanced",
-                "mgmt": "Management", "assoc": "Associate", "univ": "University", "dept": "Department",
-                "intl": "International", "govt": "Government"}  # fmt: skip
-
-
 def _language_pair(token: str, facts: Facts) -> bool:
     """A pair of language codes of languages the sources name ("EN-ES", "EN>DE")."""
     parts = re.split(r"[-/>\u2013\u2192]+", token)
@@ -133,7 +128,7 @@ def _name_known(token: str, facts: Facts) -> bool:
         token in facts.names
         or f"~{key}" in facts.names
         or deaccent(token) in facts.names
-        or _ABBREVIATED.get(key.rstrip(".")) in facts.names  # "Cert III" for Certificate III
+        or SHORT_WORDS.get(key.rstrip("."), "").capitalize() in facts.names  # "Cert III" for Certificate III
         or _language_pair(token, facts)  # "EN-ES"
         or (len(token) >= 3 and token.isupper() and f"M{token}" in facts.names)  # "the IET" for MIET
     ):

@@ -16,7 +16,7 @@ import re
 
 from jobsearch.draft.checks.claims import claims
 from jobsearch.draft.checks.facts import Facts
-from jobsearch.draft.checks.figures import Figure, figures, same, word_value
+from jobsearch.draft.checks.figures import Figure, figures, number_value, same
 from jobsearch.draft.checks.teams import unsupported_teams
 from jobsearch.draft.checks.text import clauses, contains, fold, sentences
 from jobsearch.draft.checks.verdict import verdict
@@ -250,7 +250,7 @@ def _share(figure: Figure, clause: str, facts: Facts) -> bool:
     states, within three points."""
     before = _SHARE_BEFORE.search(clause[: figure.start])
     after = _SHARE_AFTER.match(clause[figure.start + len(figure.text) :])
-    other = _word_or_digits(before[1] if before else after[1] if after else "")
+    other = number_value(before[1] if before else after[1] if after else "")
     if other is None or figure.unit:
         return False
     part, whole = (other, figure.value) if before else (figure.value, other)
@@ -258,10 +258,6 @@ def _share(figure: Figure, clause: str, facts: Facts) -> bool:
         return False
     share = 100 * part / whole
     return any(unit == "%" and abs(value - share) <= 3 for value, unit in facts.figures)
-
-
-def _word_or_digits(word: str) -> float | None:
-    return float(word) if word.isdigit() else word_value(word)
 
 
 _RANGE = re.compile(r"\b((?:19|20)\d{2}) (?:to )?((?:19|20)\d{2})\b")

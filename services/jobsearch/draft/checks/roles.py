@@ -25,7 +25,14 @@ from jobsearch.draft.checks.facts import Facts, initialisms, strip_legal
 from jobsearch.draft.checks.text import contains, fold, sentences
 from jobsearch.draft.checks.units import held_as_unit
 from jobsearch.draft.checks.verdict import verdict
-from jobsearch.draft.checks.vocabulary import LANGUAGE_CODES, LANGUAGES, LEVELS, ROLE_NOUNS, TITLE_FILLER
+from jobsearch.draft.checks.vocabulary import (
+    LANGUAGE_CODES,
+    LANGUAGES,
+    LEVELS,
+    ROLE_NOUNS,
+    SHORT_WORDS,
+    TITLE_FILLER,
+)
 from jobsearch.jobs import Check
 
 _CAP = r"(?!I\b|I['\u2019])[A-Z][\w&'\u2019.-]*"
@@ -190,12 +197,8 @@ def _titles(
     return out
 
 
-# How a title is shortened in a letter ("vet nurse", "Sr. Engineer"), and the words before a title
-# that describe the person, not the post ("a registered vet nurse", "a Nairobi-based analyst").
-_SHORT = {"vet": "veterinary", "dev": "developer", "devs": "developers", "eng": "engineer", "mgr": "manager",
-          "sr": "senior", "snr": "senior", "jr": "junior", "jnr": "junior", "admin": "administrator",
-          "rep": "representative", "exec": "executive", "asst": "assistant", "ops": "operations",
-          "coord": "coordinator", "sparky": "electrician"}  # fmt: skip
+# The words before a title that describe the person, not the post ("a registered vet nurse", "a
+# Nairobi-based analyst").
 _DESCRIBED = re.compile(
     r"[\w.]+-(?:based|registered|certified|licensed|chartered|accredited|qualified|trained|appointed)\b"
     r"|^(?:appointed|named|elected|made)\s+",
@@ -240,7 +243,7 @@ def _described(key: list[str], title: str, facts: Facts) -> bool:
 def _spelled(word: str, facts: Facts) -> list[str]:
     """A word that is the initials of two or three words of a profile title, as those words."""
     for title in facts.titles:
-        parts = [_SHORT.get(w, w) for w in title.split()]
+        parts = [SHORT_WORDS.get(w, w) for w in title.split()]
         for n in (2, 3):
             for i in range(len(parts) - n + 1):
                 if len(word) == n and "".join(p[0] for p in parts[i : i + n]) == word:
@@ -256,7 +259,7 @@ def _title_words(title: str, places: set[str]) -> list[str]:
     """The words of a claimed title that name the post: short forms written out; qualifiers, a
     place ("a Melbourne chemistry teacher") and a "<place>-based" dropped."""
     title = _PAIR.sub(lambda m: f"{_language(m[1])} {_language(m[2])}", title)
-    key = [_SHORT.get(w, w) for w in fold(_DESCRIBED.sub(" ", title)).split() if w not in TITLE_FILLER]
+    key = [SHORT_WORDS.get(w, w) for w in fold(_DESCRIBED.sub(" ", title)).split() if w not in TITLE_FILLER]
     return [w for w in key if w not in _QUALIFIERS and w not in places]
 
 
@@ -284,7 +287,7 @@ def _before_head(word: str, head: str, facts: Facts) -> bool:
 def _title_forms(title: str) -> set[str]:
     """The words a profile's title may be written with: its own, short forms written out, and the
     initials of two or three of its words in a row ("qc" for Quality Control Manager)."""
-    parts = [_SHORT.get(w, w) for w in title.split()]
+    parts = [SHORT_WORDS.get(w, w) for w in title.split()]
     runs = {"".join(w[0] for w in parts[i : i + n]) for n in (2, 3) for i in range(len(parts) - n + 1)}
     return set(parts) | runs
 

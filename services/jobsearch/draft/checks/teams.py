@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from jobsearch.draft.checks.facts import Facts
-from jobsearch.draft.checks.figures import word_value
+from jobsearch.draft.checks.figures import number_value
 from jobsearch.draft.checks.text import clauses, fold, sentences
 from jobsearch.draft.checks.vocabulary import FIRST_PERSON
 
@@ -32,10 +32,6 @@ _TEAM = re.compile(
 _FIVE = 5  # letters of a noun's stem compared ("analysts" and "analyst")
 
 
-def _value(raw: str) -> float | None:
-    return float(raw) if raw.isdigit() else word_value(raw)
-
-
 _CONTEXT = frozenset(
     {"team", "teams", "crew", "crews", "squad", "squads", "brigade", "staff", "lead", "leads", "led",
      "leading", "manage", "manages", "managed", "managing", "supervise", "supervises", "supervised",
@@ -50,7 +46,7 @@ def _occurrences(folded: str) -> dict[float, set[str]]:
     tokens = folded.split()
     out: dict[float, set[str]] = {}
     for i, token in enumerate(tokens):
-        value = _value(token)
+        value = number_value(token)
         if value is None:
             continue
         near = tokens[max(0, i - _WINDOW) : i] + tokens[i + 1 : i + 1 + _WINDOW]
@@ -67,7 +63,7 @@ def unsupported_teams(text: str, facts: Facts) -> list[str]:
             continue  # "a platform team of 5 sounds like a good place": the listing's team
         folded = fold(clause)
         for match in _TEAM.finditer(folded):
-            value = _value(match[1] or match[2] or match[3])
+            value = number_value(match[1] or match[2] or match[3])
             if value is None or value <= 2 or value not in known:
                 continue  # a count no source states is the numbers check's
             if re.search(r"\b(?:your|you)\s+(?:\w+\s+){0,2}$", folded[: match.start()]):

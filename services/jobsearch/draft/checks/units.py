@@ -17,6 +17,7 @@ import re
 from typing import NamedTuple
 
 from jobsearch.draft.checks.text import fold, sentences
+from jobsearch.draft.checks.vocabulary import SHORT_WORDS
 
 # Small words a credential's name carries without meaning ("a member of the ..."), and those an
 # initialism may skip ("Court of Master Sommeliers" -> CMS).
@@ -35,13 +36,8 @@ class Unit(NamedTuple):
 _CERT_WORD = re.compile(r"\b(?:certified|certifications?|certificates?|certs?)\b")
 
 
-# Words a credential's name is written short with ("certified Admin", "Advanced Admin")
-_SHORT = {"admin": "administrator", "admins": "administrators", "mgr": "manager", "eng": "engineer",
-          "tech": "technician", "asst": "assistant", "assoc": "associate"}  # fmt: skip
-
-
 def _words(text: str) -> list[str]:
-    return [_SHORT.get(w, w) for w in _CERT_WORD.sub("certif", fold(text)).split()]
+    return [SHORT_WORDS.get(w, w) for w in _CERT_WORD.sub("certif", fold(text)).split()]
 
 
 def unit_words(piece: str) -> list[Unit]:

@@ -167,6 +167,17 @@ LANGUAGE_CODES = {
     "zh": "chinese", "ja": "japanese", "ko": "korean", "tr": "turkish", "el": "greek",
     "ro": "romanian", "hu": "hungarian", "ca": "catalan", "eu": "basque", "he": "hebrew",
 }  # fmt: skip
+# Words a letter writes short, with the word they stand for: in a title ("vet nurse", "Sr.
+# Engineer"), a credential ("certified Admin") or a name ("Cert III" for Certificate III).
+SHORT_WORDS = {
+    "vet": "veterinary", "dev": "developer", "devs": "developers", "eng": "engineer", "mgr": "manager",
+    "sr": "senior", "snr": "senior", "jr": "junior", "jnr": "junior", "admin": "administrator",
+    "admins": "administrators", "rep": "representative", "exec": "executive", "asst": "assistant",
+    "ops": "operations", "coord": "coordinator", "sparky": "electrician", "tech": "technician",
+    "assoc": "associate", "cert": "certificate", "certs": "certificates", "dip": "diploma",
+    "adv": "advanced", "mgmt": "management", "univ": "university", "dept": "department",
+    "intl": "international", "govt": "government",
+}  # fmt: skip
 # Words a title may carry before its head noun without naming anything of its own.
 TITLE_FILLER = frozenset({"a", "an", "the", "my", "our", "your", "their", "his", "her", "its", "this", "that",
                           "of", "and", "&"})  # fmt: skip
