@@ -316,3 +316,66 @@ def test_a_title_cut_short_and_a_gain_in_points_pass(text: str, signaller: Facts
 )
 def test_titles_and_points_not_given_still_fail(text: str, check: str, found: str, signaller: Facts) -> None:
     _fails(text, signaller, check, found)
+
+
+_ENGINEER: dict[str, Any] = {
+    "person": {
+        "name": "Rodrigo Garza",
+        "location": "Monterrey, Mexico",
+        "summary": "Automation engineer. Python.",
+        "experience": [
+            {
+                "employer": "Norteña Envases",
+                "title": "Controls Engineer",
+                "start": "2017-01-02",
+                "highlights": [
+                    "Commissioned 6 filling lines (600 bottles per minute).",
+                    "Completed 180 audits at the plant and 140 at suppliers.",
+                    "Ran a dry dock with a US$2.1m budget.",
+                ],
+            }
+        ],
+        "education": [{"institution": "Tecnológico de Monterrey", "degree": "B.Eng.", "year": 2014}],
+    },
+    "writing": {"language": "en", "signature": "Rodrigo Garza"},
+}
+
+
+@pytest.fixture
+def engineer() -> Facts:
+    return _facts(
+        _ENGINEER,
+        "Automation Lead",
+        "Ridgeline Packaging",
+        "Report to Laura Villarreal, Director of Engineering.\nNice to have\n- SOAR playbooks\n"
+        "- the refreshed safety curriculum",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hi, I graduated from the Tec de Monterrey in 2014.",
+        "Hi, I commissioned six filling lines running six hundred bottles a minute.",
+        "Hi, I completed more than 300 audits at the plant and at suppliers combined.",
+        "Hi, I ran a dry dock on a budget of about US$2 million.",
+        "Hi, I know Ridgeline needs someone familiar with the refreshed safety curriculum.",
+        "Hi, I script in Python; SOAR is new for me.",
+        "Hi, I'd enjoy working with you as Director of Engineering, Laura.",
+    ],
+)
+def test_the_fifth_rounds_true_things_pass(text: str, engineer: Facts) -> None:
+    """A school's word cut short, a number that runs machines, a total of two of the profile's
+    figures, an amount rounded, the company's need, a gap, the reader's own title."""
+    assert failures(text, engineer) == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "check", "found"),
+    [
+        ("Hi, I completed more than 900 audits combined.", "numbers", "900"),
+        ("Hi, I ran a dry dock on a budget of about US$3 million.", "numbers", "3 million"),
+    ],
+)
+def test_the_fifth_rounds_inventions_fail(text: str, check: str, found: str, engineer: Facts) -> None:
+    _fails(text, engineer, check, found)

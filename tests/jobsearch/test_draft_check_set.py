@@ -75,6 +75,15 @@ line, a referee in a PS) and a second (a title's words cut short, "senior signal
 24 caught by a check quoting the claim (what is left: a tool of the listing in a clause about the
 catalogue, "ALSO" as an acronym, a hospital named as a past employer by a run of known words,
 "Whittle", "Financial Services Cloud", "Vertex").
+`fresh23.toml`, `fresh24.toml` and `fresh25.toml`, written blind after those mends, were run once
+on 8e45346: 23, 22 and 21 of 24 caught (95.8%, 91.7%, 87.5%), 2, 3 and 4 of 24 honest drafts
+flagged (8.3%, 12.5%, 16.7%); 66 of 72 caught (91.7%), 9 of 72 flagged (12.5%), the first unseen
+round near the bar on both sides. Mends (a number that runs machines is no team, a school's word
+cut short, a total of two of the profile's figures said "combined", an amount rounded with
+"about", the company's need, "new for me", "you as <title>") brought them to 66 of 72 and 3 of
+72; fresh25 is held at 21 of 24 (what is left: "doubled library loans", "40+ incident responses",
+a mutual contact named as a sentence's subject, "night team leader", "hotel revenue management"
+read as the hotel employer's span, "BVisSc/MClinOptom").
 """
 
 from __future__ import annotations
@@ -93,6 +102,7 @@ FLOORS: dict[str, tuple[float, float]] = {
     "fresh16.toml": (83.3, 12.6),
     "fresh21.toml": (87.4, 10.0),
     "fresh22.toml": (87.4, 10.0),
+    "fresh25.toml": (87.4, 10.0),
 }
 
 

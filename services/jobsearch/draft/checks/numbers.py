@@ -148,12 +148,32 @@ _BOUND = re.compile(
 )
 
 
+_ABOUT = re.compile(r"\b(?:about|around|roughly|approximately|some|circa)\s+$", re.I)
+_COMBINED = re.compile(r"\b(?:combined|in all|in total|altogether|all told|between them)\b", re.I)
+
+
+def _combined(figure: Figure, clause: str, facts: Facts) -> bool:
+    """A total of two of the profile's figures, said as one ("more than 300 assessments ...
+    combined" for 180 and 140)."""
+    if not _COMBINED.search(clause):
+        return False
+    values = sorted(v for v, unit in facts.profile_figures if unit == figure.unit and v < figure.value * 1.25)
+    sums = {(a + b, figure.unit) for i, a in enumerate(values) for b in values[i + 1 :]}
+    return any(same(s, figure.value) for s, _ in sums) or _bounds(figure, clause[: figure.start], sums)
+
+
 def _bounds(figure: Figure, before: str, known: set[tuple[float, str]]) -> bool:
     """A figure said as a bound ("over 200", "under 60%") on a figure of the sources within a
     quarter of it, on the side the bound says."""
     match = _BOUND.search(re.sub(r"(?:[€$£¥₦₹]|[A-Z]{1,3}\$|eur|usd|gbp)\s*$", "", before, flags=re.I))
     if figure.plus and figure.value > 0:  # "a €2bn+ portfolio" for €2.1bn: at least
         return any(unit == figure.unit and figure.value <= v <= figure.value * 1.25 for v, unit in known)
+    stripped = re.sub(r"(?:[€$£¥₦₹]|[A-Z]{1,3}\$|eur|usd|gbp)\s*$", "", before, flags=re.I)
+    amount = bool(
+        re.search(r"[€$£¥₦₹]|million|billion|bn\b|\d\s?[km]\b", f"{before[-4:]}{figure.text}", re.I)
+    )
+    if amount and _ABOUT.search(stripped) and figure.value > 0:  # "about US$2 million" for US$2.1m
+        return any(unit == figure.unit and abs(v - figure.value) <= 0.1 * figure.value for v, unit in known)
     if match is None or figure.value <= 0:
         return False
     for value, unit in known:
@@ -216,7 +236,7 @@ def _no_claim(figure: Figure, clause: str, facts: Facts) -> bool:
     ):
         return True  # "three things from your posting", "I have all four": the letter's own list
     # a term or name of the sources, or a share in words ("two in five" for 40%)
-    if any(f(figure, clause, facts) for f in (_listing_term, _named_number, _share, _points)):
+    if any(f(figure, clause, facts) for f in (_listing_term, _named_number, _share, _points, _combined)):
         return True
     year_of_post = 2000 <= figure.value <= 2100 and names_company(clause, facts.hiring_company)
     if figure.unit == "" and (_POST.search(clause) or year_of_post) and _stated(figure, facts):

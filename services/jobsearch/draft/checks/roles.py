@@ -372,6 +372,8 @@ def check_titles(text: str, facts: Facts) -> Check:
         for title, after, opens in _titles(sentence, heads, person):
             if _held_title(title, facts) or _REFERENCE.match(after) or _degree_named(title, after, facts):
                 continue
+            if re.search(rf"\byou\s+as\s+(?:an?\s+|the\s+|my\s+)?{re.escape(title)}", sentence):
+                continue  # "working closely with you as Director of Commercial Strategy": theirs
             at = re.match(r"\s*,?\s+at\s+(.+)", after)
             if opens and at is None:
                 continue  # "Senior Engineer, Payments is..." names a role; only "X at Y" claims it

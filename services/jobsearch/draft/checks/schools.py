@@ -101,7 +101,9 @@ def check_schools(text: str, facts: Facts) -> Check:
             ours = [w for w in heads if w in known and not (field_like and w in _GENERIC_SCHOOL)]
             if not heads or not (re.search(rf"\b{_SCHOOL_WORD}\b", name) or ours or by_place):
                 continue  # "a degree in Computer Science": a field, not a school
-            every_word_known = all(w in known or contains(facts.profile_text, w) for w in heads)
+            every_word_known = all(
+                w in known or contains(facts.profile_text, w) or _clipped(w, facts) for w in heads
+            )
             if (
                 not every_word_known
                 or not any(w in known and w not in _GENERIC_SCHOOL for w in heads)
@@ -154,8 +156,8 @@ def _one_school(heads: list[str], i: int, facts: Facts) -> bool:
     claimed = " ".join(heads)
     after_name = claimed.startswith(" ".join(w for w in school.split() if w not in _SMALL))
     for word in heads:
-        if word in own:
-            continue
+        if word in own or (len(word) >= 3 and any(o.startswith(word) for o in own if len(o) > len(word))):
+            continue  # its own word, or one cut short ("Tec de Monterrey")
         if word in others or (word in _KIND and not after_name):
             return False
         if not contains(facts.profile_text, word):

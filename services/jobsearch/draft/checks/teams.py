@@ -20,7 +20,7 @@ from jobsearch.draft.checks.vocabulary import FIRST_PERSON
 _NUM = r"(\d{1,3}|[a-z]+(?:-[a-z]+)?)"
 _LEADS = (
     r"(?:lead|leads|led|leading|manage|manages|managed|managing|supervise|supervises|supervised|"
-    r"supervising|oversee|oversees|oversaw|overseeing|run|runs|ran|running|head|heads|headed)"
+    r"supervising|oversee|oversees|oversaw|overseeing|head|heads|headed)"
 )
 _TEAM = re.compile(
     rf"\b(?:(?:team|crew|squad|department|group|staff)\s+of\s+{_NUM}"
@@ -64,6 +64,9 @@ def unsupported_teams(text: str, facts: Facts) -> list[str]:
         folded = fold(clause)
         for match in _TEAM.finditer(folded):
             value = number_value(match[1] or match[2] or match[3])
+            number_end = next(match.end(g) for g in (1, 2, 3) if match[g])
+            if re.match(r"\s+(?:hundred|thousand|million)\b", folded[number_end:]):
+                continue  # "six hundred bottles a minute": no team
             if value is None or value <= 2 or value not in known:
                 continue  # a count no source states is the numbers check's
             if re.search(r"\b(?:your|you)\s+(?:\w+\s+){0,2}$", folded[: match.start()]):

@@ -190,7 +190,7 @@ LEVELS = frozenset(
 # with one of these is a gap, not a claim.
 GAP = re.compile(
     r"\b(?:not|never|no|none|yet|haven't|hasn't|hadn't|don't|doesn't|didn't|isn't|aren't|wasn't|"
-    r"can't|cannot|lack|lacking|gap|gaps|without|new to me|newer to me|unfamiliar|learn|learning|"
+    r"can't|cannot|lack|lacking|gap|gaps|without|new to me|new for me|newer to me|unfamiliar|learn|learning|"
     r"learned about|pick up|picking up|studying|would|will|want|wish|hope|hoping|keen|eager|"
     # "study" as a verb ("I will study X"), not the noun ("a sponsor's study", "the study")
     r"(?<!\ba\s)(?<!\bthe\s)(?<!'s\s)(?<!\bour\s)study|"
