@@ -34,6 +34,11 @@ async def test_kill_one_of_three_workers_three_times(chaos: Chaos) -> None:
             await pool.restart(victim)
         await chaos.drain(ids)
         assert len(pool.live) == 3
+        # the last kill's death may be announced after the others have drained the run (its
+        # heartbeat expires after 2 s): wait for the supervisor's announcements, as events
+        await chaos.check.wait_until(
+            lambda: set(killed) <= {d.worker for _, d in chaos.check.deaths}, timeout=30
+        )
     audit = await chaos.check.audit(ids, explain=dict.fromkeys(killed, "killed"))
     assert_sound(audit, pool)
     assert audit.states["succeeded"] == JOBS, audit.summary()
