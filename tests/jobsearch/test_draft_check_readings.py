@@ -323,6 +323,7 @@ _ENGINEER: dict[str, Any] = {
         "name": "Rodrigo Garza",
         "location": "Monterrey, Mexico",
         "summary": "Automation engineer. Python.",
+        "skills": ["MedDRA coding"],
         "experience": [
             {
                 "employer": "Norteña Envases",
@@ -332,6 +333,7 @@ _ENGINEER: dict[str, Any] = {
                     "Commissioned 6 filling lines (600 bottles per minute).",
                     "Completed 180 audits at the plant and 140 at suppliers.",
                     "Ran a dry dock with a US$2.1m budget.",
+                    "Processed around 4,200 reports a year.",
                 ],
             }
         ],
@@ -362,11 +364,16 @@ def engineer() -> Facts:
         "Hi, I know Ridgeline needs someone familiar with the refreshed safety curriculum.",
         "Hi, I script in Python; SOAR is new for me.",
         "Hi, I'd enjoy working with you as Director of Engineering, Laura.",
+        "Hi, my signal work rests on MedDRA-coded case series.",
+        "Hi, I processed about four thousand reports a year.",
+        "Hi, I'd be keen to work toward a diploma in construction.",
+        "Hi, it's the job I've been growing into as a credentialed controls engineer at Norteña Envases.",
     ],
 )
 def test_the_fifth_rounds_true_things_pass(text: str, engineer: Facts) -> None:
     """A school's word cut short, a number that runs machines, a total of two of the profile's
-    figures, an amount rounded, the company's need, a gap, the reader's own title."""
+    figures, an amount rounded, the company's need, a gap, the reader's own title, a held skill as
+    an adjective, a count of thousands rounded, a degree as a goal, a title after "growing into"."""
     assert failures(text, engineer) == {}
 
 

@@ -157,14 +157,19 @@ def _letters_after_held(sentence: str, facts: Facts) -> list[str]:
     return bad
 
 
+_GOAL = re.compile(
+    r"\b(?:work(?:ing)?\s+towards?|study(?:ing)?\s+for|pursu(?:e|ing)|enrol(?:l)?(?:ing)?\s+in)\b", re.I
+)
+
+
 def check_degrees(text: str, facts: Facts) -> Check:
     """Every degree claimed as the person's is one the profile holds."""
     bad: list[str] = []
     for sentence in sentences(text):
         bad += _letters_after_held(sentence, facts)
         for clause in clauses(sentence):
-            if NEGATION.search(clause) or not _about_person(clause, sentence):
-                continue
+            if NEGATION.search(clause) or _GOAL.search(clause) or not _about_person(clause, sentence):
+                continue  # "I'd be keen to work toward the NZ Diploma in Construction": a goal
             for match in _DEGREE.finditer(clause):
                 if _in_profile_name(clause, match, facts):
                     continue  # "the Court of Master Sommeliers": a name the profile writes, no degree

@@ -170,7 +170,7 @@ def _bounds(figure: Figure, before: str, known: set[tuple[float, str]]) -> bool:
         return any(unit == figure.unit and figure.value <= v <= figure.value * 1.25 for v, unit in known)
     stripped = re.sub(r"(?:[€$£¥₦₹]|[A-Z]{1,3}\$|eur|usd|gbp)\s*$", "", before, flags=re.I)
     amount = bool(
-        re.search(r"[€$£¥₦₹]|million|billion|bn\b|\d\s?[km]\b", f"{before[-4:]}{figure.text}", re.I)
+        re.search(r"[€$£¥₦₹]|thousand|million|billion|bn\b|\d\s?[km]\b", f"{before[-4:]}{figure.text}", re.I)
     )
     if amount and _ABOUT.search(stripped) and figure.value > 0:  # "about US$2 million" for US$2.1m
         return any(unit == figure.unit and abs(v - figure.value) <= 0.1 * figure.value for v, unit in known)

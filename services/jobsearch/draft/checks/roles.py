@@ -68,6 +68,8 @@ _REFERENCE = re.compile(
 )
 _STOP = frozenset(
     {
+        "as",
+        "into",
         "to",
         "for",
         "the",
@@ -213,7 +215,7 @@ _TEAM_LEAD = re.compile(
 )
 _QUALIFIERS = frozenset(
     {"registered", "licensed", "qualified", "certified", "chartered", "accredited", "experienced",
-     "trained", "practising", "practicing", "fully", "dual", "bilingual", "hands", "on"}
+     "credentialed", "trained", "practising", "practicing", "fully", "dual", "bilingual", "hands", "on"}
 )  # fmt: skip
 
 

@@ -306,6 +306,13 @@ def check_skills(text: str, facts: Facts) -> Check:
                         bad.append(word.text)
     # "CMS Certified Sommelier" for the profile's Court of Master Sommeliers - Certified Sommelier
     bad = [b for b in bad if not (" " in b and held_as_unit(b, facts.credential_units))]
+    # "MedDRA-coded case series" when the profile holds MedDRA coding: the skill, as an adjective
+    bad = [
+        b
+        for b in bad
+        if not re.fullmatch(r"[\w.+#]+-[a-z]+ed", b)
+        or not contains(facts.profile_text, fold(b.split("-")[0]))
+    ]
     return verdict(
         "skills",
         bad,
