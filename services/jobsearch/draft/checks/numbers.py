@@ -148,6 +148,7 @@ _BOUND = re.compile(
 )
 
 
+_CURRENCY_END = re.compile(r"(?:[€$£¥₦₹]|[A-Z]{1,3}\$|eur|usd|gbp)\s*$", re.I)
 _ABOUT = re.compile(r"\b(?:about|around|roughly|approximately|some|circa)\s+$", re.I)
 _COMBINED = re.compile(r"\b(?:combined|in all|in total|altogether|all told|between them)\b", re.I)
 
@@ -165,10 +166,10 @@ def _combined(figure: Figure, clause: str, facts: Facts) -> bool:
 def _bounds(figure: Figure, before: str, known: set[tuple[float, str]]) -> bool:
     """A figure said as a bound ("over 200", "under 60%") on a figure of the sources within a
     quarter of it, on the side the bound says."""
-    match = _BOUND.search(re.sub(r"(?:[€$£¥₦₹]|[A-Z]{1,3}\$|eur|usd|gbp)\s*$", "", before, flags=re.I))
+    stripped = _CURRENCY_END.sub("", before)  # "over S$": the bound is before the currency
+    match = _BOUND.search(stripped)
     if figure.plus and figure.value > 0:  # "a €2bn+ portfolio" for €2.1bn: at least
         return any(unit == figure.unit and figure.value <= v <= figure.value * 1.25 for v, unit in known)
-    stripped = re.sub(r"(?:[€$£¥₦₹]|[A-Z]{1,3}\$|eur|usd|gbp)\s*$", "", before, flags=re.I)
     amount = bool(
         re.search(r"[€$£¥₦₹]|thousand|million|billion|bn\b|\d\s?[km]\b", f"{before[-4:]}{figure.text}", re.I)
     )
